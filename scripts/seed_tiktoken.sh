@@ -11,8 +11,8 @@
 set -euo pipefail
 PY=${PYTHON:-python}
 
-if "$PY" -c "import sys; from qknorm_nb.data import gpt2_ranks_path, _sha256, GPT2_RANKS_SHA256 as h
-p = gpt2_ranks_path(); sys.exit(0 if p.is_file() and _sha256(p) == h else 1)"; then
+if "$PY" -c "import sys; from qknorm_nb.data import gpt2_ranks_path, sha256, GPT2_RANKS_SHA256 as h
+p = gpt2_ranks_path(); sys.exit(0 if p.is_file() and sha256(p) == h else 1)"; then
   echo "GPT-2 ranks already cached at $("$PY" -c 'from qknorm_nb.data import gpt2_ranks_path; print(gpt2_ranks_path())')"
   exit 0
 fi
