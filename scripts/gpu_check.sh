@@ -6,8 +6,9 @@
 #
 #   bash scripts/gpu_check.sh [OUT.json]      # default bench/gpu-<date>.json; printed as well
 #
-# Needs the package installed (`pip install -e .`) with a CUDA build of torch. DEVICE, ROUNDS and
-# STEPS override the defaults (DEVICE=cpu runs the same script on a CPU, to try it out).
+# Needs the package installed (`pip install -e .`) with a CUDA build of torch. DEVICE, SHAPES, ROUNDS,
+# STEPS and COHORT_RUN=0 override the defaults (DEVICE=cpu SHAPES=smoke COHORT_RUN=0 tries the script
+# out on a CPU in seconds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device="${DEVICE:-cuda}"
@@ -16,5 +17,7 @@ if [[ "$device" == cuda* ]]; then
   python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'gpu_check: torch sees no CUDA device (torch ' + torch.__version__ + ')')"
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 fi
-qknorm bench --device "$device" --shapes core cpu --rounds "${ROUNDS:-5}" --steps "${STEPS:-5}" \
-  --cohort-run --out "$out"
+cohort_run=(); [[ "${COHORT_RUN:-1}" == 1 ]] && cohort_run=(--cohort-run)
+# shellcheck disable=SC2086
+qknorm bench --device "$device" --shapes ${SHAPES:-core cpu} --rounds "${ROUNDS:-5}" --steps "${STEPS:-5}" \
+  "${cohort_run[@]}" --out "$out"
