@@ -16,13 +16,13 @@ from .config import RunConfig, make_config, resolve_device
 from .data import get_batch
 from .model import GPT, configure_optimizers
 from .probes import run_probes
-from .train import VAL_SEED, build, train_step, git_info, autocast_for
+from .train import VAL_SEED, BF16_PAYS, build, train_step, git_info, autocast_for, cpu_bf16_speedup
 
 # %% auto #0
-__all__ = ['FAST_SETTINGS', 'COHORT_SIZE', 'flops_per_token', 'matmul_peak', 'fast_config', 'random_tokens', 'baseline_step',
-           'project_step', 'cohort_step', 'variants', 'make_step', 'time_variants', 'peak_memory_mb', 'bench_config',
-           'bench', 'with_probes', 'papermill_overhead', 'cohort_papermill_overhead', 'prepare_speed', 'cohort_speed',
-           'parallelism', 'environment', 'run_bench', 'format_results']
+__all__ = ['FAST_SETTINGS', 'COHORT_SIZE', 'flops_per_token', 'matmul_peak', 'device_kind', 'fast_config', 'random_tokens',
+           'baseline_step', 'project_step', 'cohort_step', 'variants', 'make_step', 'time_variants', 'peak_memory_mb',
+           'bench_config', 'bench', 'with_probes', 'papermill_overhead', 'cohort_papermill_overhead', 'prepare_speed',
+           'cohort_speed', 'parallelism', 'environment', 'run_bench', 'format_results']
 
 # %% ../nbs/13_bench.ipynb #ef310f89
 def flops_per_token(cfg: RunConfig) -> float:
@@ -46,15 +46,21 @@ def matmul_peak(device: str = 'cpu', dtype: str = 'float32', n: int = 1024, seco
     return best
 
 # %% ../nbs/13_bench.ipynb #6d593279
-FAST_SETTINGS = {  # the fastest single-run switches per device type (both arms of a study would share them)
-    'cpu': dict(dtype='bfloat16', attn_impl='math', fused=True),  # AMX bf16 matmuls; SDPA's bf16 backward is slow here
+FAST_SETTINGS = {  # the fastest single-run switches per kind of device (both arms of a study would share them)
+    'cpu': dict(dtype='bfloat16', attn_impl='math', fused=True),  # bf16 matmuls (AMX, AVX-512 BF16); SDPA's bf16 backward is slow
+    'cpu-fp32': dict(fused=True),  # a CPU that emulates bf16 (AVX2 and older): fp32, SDPA, one fused AdamW kernel
     'cuda': dict(dtype='bfloat16', fused=True, tf32=True, pin_memory=True),  # flash SDPA picks itself
     'mps': dict(dtype='bfloat16', fused=True),
 }
 
+def device_kind(device: str) -> str:
+    "The `FAST_SETTINGS` key of `device`: its type, and for a CPU whether bf16 matmuls pay there (measured)."
+    kind = device.split(':')[0]
+    return 'cpu-fp32' if kind == 'cpu' and cpu_bf16_speedup() < BF16_PAYS else kind
+
 def fast_config(cfg: RunConfig, device: str, compile: bool = False) -> RunConfig:
     "`cfg` with this device's `FAST_SETTINGS` (and `torch.compile` when asked)."
-    return cfg.replace(**FAST_SETTINGS[device.split(':')[0]], compile=compile)
+    return cfg.replace(**FAST_SETTINGS[device_kind(device)], compile=compile)
 
 def random_tokens(vocab_size: int, n: int = 1 << 21, seed: int = 0) -> np.ndarray:
     "n uniformly random token ids (uint16 when they fit, as `prepare` stores them)."
@@ -179,9 +185,10 @@ def peak_memory_mb(name: str, cfg: RunConfig, device: str, members: int = 1) -> 
 
 # %% ../nbs/13_bench.ipynb #325907c0
 def bench_config(shape: str, device: str, **overrides) -> RunConfig:
-    "The preset `shape` as the benchmark measures it on `device` (a small batch for `core` off CUDA)."
+    "The preset `shape` as the benchmark measures it on `device` (a small batch for `core` off CUDA; fp32 where bf16 is emulated)."
     kw = dict(device=device, dataset='builtin', max_iters=10_000, warmup_iters=10)
     if shape == 'core' and not device.startswith('cuda'): kw.update(batch_size=4)
+    if device_kind(device) == 'cpu-fp32': kw.update(dtype='float32')  # the core preset's bf16 would be emulated, ~10× slower
     return make_config(shape, **{**kw, **overrides})
 
 def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured

@@ -16,10 +16,11 @@ from .model import GPT, n_params, configure_optimizers
 from .probes import run_probes, global_grad_norm
 
 # %% auto #0
-__all__ = ['RUNTIME_FIELDS', 'CKPT', 'VAL_SEED', 'fault_point', 'run_identity', 'pid_alive', 'remove_stale_tmp', 'atomic_write',
-           'atomic_save', 'write_json', 'write_jsonl', 'read_json', 'get_lr', 'git_info', 'provenance',
-           'save_checkpoint', 'load_checkpoint', 'evaluate', 'autocast_for', 'fast_switches', 'build', 'train_step',
-           'RunDirError', 'finished_summary', 'train', 'load_metrics', 'plot_run']
+__all__ = ['RUNTIME_FIELDS', 'CKPT', 'VAL_SEED', 'BF16_PAYS', 'fault_point', 'run_identity', 'pid_alive', 'remove_stale_tmp',
+           'atomic_write', 'atomic_save', 'write_json', 'write_jsonl', 'read_json', 'get_lr', 'git_info', 'provenance',
+           'save_checkpoint', 'load_checkpoint', 'evaluate', 'autocast_for', 'cpu_bf16_speedup',
+           'warn_if_bf16_emulated', 'fast_switches', 'build', 'train_step', 'RunDirError', 'finished_summary', 'train',
+           'load_metrics', 'plot_run']
 
 # %% ../nbs/05_train.ipynb #61c6f23d
 _fault_visits = {}
@@ -197,9 +198,29 @@ def autocast_for(device: str, dtype: str):
     if dtype == 'float32': return contextlib.nullcontext()
     return torch.autocast(device_type=device.split(':')[0], dtype=torch.bfloat16)
 
+BF16_PAYS = 1.2  # bf16 counts as the faster CPU dtype only when its matmuls beat fp32's by this factor
+
+@functools.lru_cache(maxsize=None)
+def cpu_bf16_speedup(n: int = 256) -> float:
+    "How many times faster an n×n×n matmul runs in bf16 than in fp32 on this CPU (measured once per process)."
+    def best(dt, reps=5):  # the fastest of a few timings: the least disturbed by other processes
+        a, b = torch.randn(n, n, dtype=dt), torch.randn(n, n, dtype=dt)
+        a @ b; ts = []
+        for _ in range(reps): t = time.perf_counter(); a @ b; ts.append(time.perf_counter() - t)
+        return min(ts)
+    return best(torch.float32) / best(torch.bfloat16)
+
+def warn_if_bf16_emulated(device: str, dtype: str):
+    "Warn when a run asks for bf16 on a CPU whose bf16 matmuls are emulated (no AVX-512 BF16 or AMX): correct, but slow."
+    if dtype != 'bfloat16' or device != 'cpu' or (r := cpu_bf16_speedup()) >= 0.5: return
+    warnings.warn(f"dtype='bfloat16' on this CPU is {1 / r:.0f}× slower than float32 (measured on a 256³ matmul): it has "
+                  "no native bf16 matmuls (AVX-512 BF16 or AMX), so torch emulates them. The run is correct but slow; "
+                  "dtype='float32' is the fast choice on this machine", stacklevel=2)
+
 def _setup_device(cfg: RunConfig) -> str:
     device = resolve_device(cfg.device)
     if cfg.threads: torch.set_num_threads(cfg.threads)
+    warn_if_bf16_emulated(device, cfg.dtype)
     if device.startswith('cuda'):  # process-wide flags: set both ways, so a run never inherits another's
         torch.backends.cuda.matmul.allow_tf32 = cfg.tf32
         torch.backends.cudnn.allow_tf32 = cfg.tf32
