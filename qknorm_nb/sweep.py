@@ -23,9 +23,10 @@ __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 
            'COMPLETE', 'STALE_AFTER', 'SETTINGS', 'CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'StudyError',
            'SweepError', 'logspace', 'fmt_sci', 'cell_id', 'Cell', 'Study', 'check_study', 'load_study', 'read_summary',
            'lock_path', 'read_lock', 'lock_is_stale', 'acquire_lock', 'release_lock', 'cell_lock', 'clear_stale_lock',
-           'execute_notebook', 'run_cell', 'find_notebook', 'cell_params', 'write_standin_notebook', 'cohort_groups',
-           'run_cohort', 'study_tasks', 'task_cells', 'run_task', 'collect_results', 'write_results', 'visible_gpus',
-           'SweepResult', 'study_states', 'CellJob', 'run_study']
+           'WarmKernel', 'drop_warm_kernel', 'shutdown_warm_kernels', 'execute_notebook', 'run_cell', 'find_notebook',
+           'cell_params', 'write_standin_notebook', 'cohort_groups', 'run_cohort', 'study_tasks', 'task_cells',
+           'run_task', 'collect_results', 'write_results', 'visible_gpus', 'SweepResult', 'study_states', 'CellJob',
+           'run_study']
 
 # %% ../nbs/06_sweep.ipynb #ff1700dd
 class StudyError(ConfigError):
@@ -379,7 +380,9 @@ def _kernel_manager(env, cwd, log):
     "A kernel manager class that starts the kernel with `env`, in `cwd`, with its output going to `log`."
     from jupyter_client.manager import AsyncKernelManager
     class CellKernelManager(AsyncKernelManager):
-        pids = []
+        pids, clients = [], []
+        def client(self, **kw):  # remembered, so that a kept kernel's clients can be closed after each notebook
+            kc = super().client(**kw); self.clients.append(kc); return kc
         async def start_kernel(self, **kw):
             kw['env'] = {**os.environ, **kw.get('env', {}), **(env or {})}
             if cwd: kw['cwd'] = str(cwd)
@@ -394,22 +397,116 @@ def _kernel_manager(env, cwd, log):
             if _stop.is_set(): os.kill(pid, signal.SIGKILL)
     return CellKernelManager
 
+# Run in a kept kernel before its next notebook: the user namespace emptied, the test hook's visit
+# counts reset, the working folder restored, and the process's own output (fds 1 and 2) sent to the new cell's log.
+_RESET = '''\
+_ns = get_ipython().user_ns  # what `%reset -f` does, without the history (the magic is missing under some shells)
+for _k in [k for k in _ns if k not in get_ipython().user_ns_hidden and not (k.startswith('__') and k.endswith('__'))]: del _ns[_k]
+import gc as _gc, os as _os, sys as _sys
+if 'matplotlib.pyplot' in _sys.modules: _sys.modules['matplotlib.pyplot'].close('all')
+if 'qknorm_nb.train' in _sys.modules: _sys.modules['qknorm_nb.train']._fault_visits.clear()
+_gc.collect()
+_os.chdir({cwd!r})
+_fd = _os.open({log!r}, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT)
+_os.dup2(_fd, 1); _os.dup2(_fd, 2); _os.close(_fd)
+del _gc, _os, _sys, _fd
+'''
+
+class WarmKernel:
+    "A kernel that one worker keeps for its next notebook, so that kernel start, imports and first-call costs are paid once."
+    def __init__(self, env, cwd, log):
+        from jupyter_core.utils import run_sync
+        self.key, self.cwd, self.runs = _kernel_key(env, cwd), str(cwd or os.getcwd()), 1
+        self.km = _kernel_manager(env, cwd, log)(kernel_name='python3')
+        run_sync(self.km.start_kernel)()  # logged in `log` as every kernel start is
+        self.pid = self.km.provisioner.pid
+
+    def alive(self) -> bool: return pid_alive(self.pid) and self.km.provisioner.process.poll() is None
+
+    def prepare(self, log, env):
+        "Make the kept kernel ready for the next notebook, whose kernel output goes to `log`."
+        self.runs += 1
+        with open(log, 'ab') as f:
+            f.write(f"# {_now()} kernel reused (notebook {self.runs} in it): sweep pid {os.getpid()} on {socket.gethostname()}, "
+                    f"CUDA_VISIBLE_DEVICES={(env or {}).get('CUDA_VISIBLE_DEVICES', os.environ.get('CUDA_VISIBLE_DEVICES'))}\n"
+                    f"# kernel pid {self.pid}\n".encode())
+        from jupyter_client.blocking import BlockingKernelClient
+        kc = BlockingKernelClient()  # a blocking client needs no event loop in this worker thread
+        kc.load_connection_info(self.km.get_connection_info())
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=60)
+            msg_id = kc.execute(_RESET.format(cwd=self.cwd, log=str(Path(log).resolve())), store_history=False, allow_stdin=False)
+            while (reply := kc.get_shell_msg(timeout=60))['parent_header'].get('msg_id') != msg_id: pass
+            if reply['content']['status'] != 'ok':
+                raise RuntimeError(f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
+        finally: kc.stop_channels()
+
+    def close_clients(self):
+        "Close the channels of the clients papermill opened (it leaves them open on a kernel it did not start)."
+        while self.km.clients: self.km.clients.pop().stop_channels()
+
+    def shutdown(self):
+        from jupyter_core.utils import run_sync
+        self.close_clients()
+        try: run_sync(self.km.shutdown_kernel)(now=True)
+        except Exception:  # already gone, or its manager's loop is: make sure the process is
+            try: os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError: pass
+        with _kernels_lock: _kernels.discard(self.pid)
+
+def _kernel_key(env, cwd): return json.dumps({**os.environ, **(env or {})}, sort_keys=True), str(cwd or os.getcwd())
+
+_warm, _warm_lock = {}, threading.Lock()  # worker thread id -> its WarmKernel
+
+def _warm_kernel(env, cwd, log) -> WarmKernel:
+    "This thread's kept kernel, ready for a notebook: reused if alive and started with the same environment and folder."
+    me = threading.get_ident()
+    with _warm_lock: wk = _warm.get(me)
+    if wk is not None and wk.key == _kernel_key(env, cwd) and wk.alive():
+        try: wk.prepare(log, env); return wk
+        except Exception as e:  # a kernel that cannot be reset is replaced
+            with open(log, 'ab') as f: f.write(f"# resetting kernel {wk.pid} failed ({type(e).__name__}: {e}): a fresh one\n".encode())
+    drop_warm_kernel()
+    wk = WarmKernel(env, cwd, log)
+    with _warm_lock: _warm[me] = wk
+    return wk
+
+def drop_warm_kernel(thread: int | None = None):
+    "Shut down the kept kernel of `thread` (None: this thread), if it has one."
+    with _warm_lock: wk = _warm.pop(thread or threading.get_ident(), None)
+    if wk is not None: wk.shutdown()
+
+def shutdown_warm_kernels():
+    "Shut down every kept kernel of this process (the end of a sweep)."
+    with _warm_lock: ids = list(_warm)
+    for t in ids: drop_warm_kernel(t)
+
 def execute_notebook(notebook, # the notebook to run
                      output, # where the executed notebook goes
                      params: dict, # papermill parameters
                      env: dict|None = None, # extra environment for the kernel
                      cwd=None, # the kernel's working folder
                      log=None, # file for the kernel process's own output; None: /dev/null
+                     reuse: bool = False, # run in this thread's kept kernel (started if needed) instead of a fresh one
                     ):
-    "Execute a notebook with papermill in a fresh `python3` kernel started with `env`, in `cwd`, its output to `log`."
+    "Execute a notebook with papermill in a `python3` kernel started with `env`, in `cwd`, its output to `log`."
     import papermill as pm
-    km = _kernel_manager(env, cwd, log or os.devnull)
-    try:
-        # the notebook is written at the start, every 30 s and at the end, not around every cell: the run
-        # folder, not the notebook, is the record of a run, and each save costs papermill ~0.1 s
-        pm.execute_notebook(str(notebook), str(output), parameters=params, kernel_name='python3',
-                            language='python', progress_bar=False, kernel_manager_class=km,
-                            request_save_on_cell_execute=False, autosave_cell_every=30)
+    log = log or os.devnull
+    # the notebook is written at the start, every 30 s and at the end, not around every cell: the run
+    # folder, not the notebook, is the record of a run, and each save costs papermill ~0.1 s
+    kw = dict(parameters=params, kernel_name='python3', language='python', progress_bar=False,
+              request_save_on_cell_execute=False, autosave_cell_every=30)
+    if reuse:
+        wk = _warm_kernel(env, cwd, log)
+        try: pm.execute_notebook(str(notebook), str(output), km=wk.km, **kw)
+        except BaseException:
+            drop_warm_kernel()  # a notebook that failed may leave its kernel in any state: the next one gets a fresh kernel
+            raise
+        finally: wk.close_clients()
+        return
+    km = _kernel_manager(env, cwd, log)
+    try: pm.execute_notebook(str(notebook), str(output), kernel_manager_class=km, **kw)
     finally:
         with _kernels_lock: _kernels.difference_update(km.pids)
 
@@ -456,10 +553,12 @@ def run_cell(cell_dir, # the cell's run folder, runs/<study>/<cell>
              retry_failed: bool = False, # run a cell already recorded as failed
              env: dict|None = None, # extra environment for the kernel, e.g. CUDA_VISIBLE_DEVICES
              cwd=None, # the kernel's working folder
-             stale_after: float = STALE_AFTER) -> str:
+             stale_after: float = STALE_AFTER,
+             reuse_kernel: bool = False, # run in this worker's kept kernel (`execute_notebook`)
+            ) -> str:
     "Run one cell under its lock; return its state: done, diverged, failed, running (elsewhere) or interrupted."
     cell_dir = Path(cell_dir)
-    run = lambda _: execute_notebook(notebook, cell_dir/'train.ipynb', params, env, cwd, cell_dir/'kernel.log')
+    run = lambda _: execute_notebook(notebook, cell_dir/'train.ipynb', params, env, cwd, cell_dir/'kernel.log', reuse_kernel)
     return _run_locked([cell_dir], run, retries, retry_failed, stale_after)[cell_dir.name]
 
 # %% ../nbs/06_sweep.ipynb #e0fe1f2e
@@ -540,7 +639,9 @@ def run_cohort(cell_dirs: list, # the members' run folders, runs/<study>/<cell>,
                retry_failed: bool = False, # also run members already recorded as failed
                env: dict|None = None, # extra environment for the kernel, e.g. CUDA_VISIBLE_DEVICES
                cwd=None, # the kernel's working folder
-               stale_after: float = STALE_AFTER) -> dict:
+               stale_after: float = STALE_AFTER,
+               reuse_kernel: bool = False, # run in this worker's kept kernel (`execute_notebook`)
+              ) -> dict:
     "Train a cohort's incomplete members in one notebook run, under all their locks; return each member's state."
     cell_dirs = [Path(d) for d in cell_dirs]
     member = {str(d): (lr, seed) for d, lr, seed in zip(cell_dirs, lrs, seeds)}
@@ -555,12 +656,12 @@ def run_cohort(cell_dirs: list, # the members' run folders, runs/<study>/<cell>,
             p = last  # the same cohort less members that have ended since: they are skipped, the rest resume
         folder.mkdir(parents=True, exist_ok=True)
         write_json(folder/'members.json', p)
-        execute_notebook(notebook, folder/'cohort.ipynb', p, env, cwd, folder/'kernel.log')
+        execute_notebook(notebook, folder/'cohort.ipynb', p, env, cwd, folder/'kernel.log', reuse_kernel)
     return _run_locked(cell_dirs, run, retries, retry_failed, stale_after)
 
 def study_tasks(st: Study, study_dir, cells: list, # the cells to run
                 threads: int|None = None, # torch threads when the study leaves `threads` at 0
-                **kw, # notebook, retries, retry_failed, cwd, stale_after: passed on to every task
+                **kw, # notebook, retries, retry_failed, cwd, stale_after, reuse_kernel: passed on to every task
                ) -> list[dict]:
     "The tasks that run `cells`: `run_cell` arguments per cell, or `run_cohort` arguments per cohort when the study has `cohort`."
     d = Path(study_dir)
@@ -700,6 +801,7 @@ def _run_local(tasks, workers, gpus, on_done):
         raise
     finally:
         ex.shutdown(wait=True)
+        shutdown_warm_kernels()  # the workers' kept kernels end with the sweep
 
 class CellJob:
     "A Slurm array task: runs one task (a cell or a cohort); on pre-emption or timeout submitit calls `checkpoint` and requeues it."
@@ -752,6 +854,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
               progress: bool = True, # a tqdm bar over cells and a summary line
               poll: float = 5.0, # seconds between checks while waiting
               stale_after: float = STALE_AFTER, # see `lock_is_stale`
+              reuse_kernels: bool = True, # local: each worker keeps its kernel from cell to cell; False: a fresh kernel per cell
              ) -> SweepResult:
     "Run (or resume) every incomplete cell of a study and rebuild its results.csv."
     st = load_study(study)
@@ -774,7 +877,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     _write_study_json(study_dir, st, hashes)
 
     def tasks(cells): return study_tasks(st, study_dir, cells, threads, notebook=str(nb), retries=retries, retry_failed=retry_failed,
-                                         cwd=os.getcwd(), stale_after=stale_after)
+                                         cwd=os.getcwd(), stale_after=stale_after, reuse_kernel=reuse_kernels and kind == 'local')
     states = {}
     for c in st.cells:
         s = _status(study_dir/c.id)
@@ -803,6 +906,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
                 for cid in busy: states[cid] = _status(study_dir/cid) or ('running' if read_lock(lock_path(study_dir/cid)) else 'pending')
             busy = [c for c, s in states.items() if s == 'running']
     finally:
+        shutdown_warm_kernels()
         _stop.clear()
         if old_term is not None: signal.signal(signal.SIGTERM, old_term)
         bar.close()
