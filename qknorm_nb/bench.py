@@ -247,13 +247,18 @@ def _one_step(tmp: Path) -> dict:
     "RunConfig fields of a one-step cpu-preset run whose data is cached under `tmp`."
     return dict(max_iters=1, warmup_iters=0, eval_iters=1, data_dir=str(tmp / 'data'), threads=torch.get_num_threads())
 
-def _overhead(inproc, notebook: str, params: dict, out: Path) -> dict:
-    "Seconds of `inproc()` and of `notebook` with `params` through papermill (the sweep's `execute_notebook`)."
-    from qknorm_nb.sweep import execute_notebook, find_notebook
-    t = time.perf_counter(); inproc(); inproc_s = time.perf_counter() - t
+def _overhead(inproc, notebook: str, params, out: Path) -> dict:
+    "Seconds of `inproc()`, and of `notebook` with `params(i)` through papermill (the sweep's `execute_notebook`) in a fresh kernel and in a kept one."
+    from qknorm_nb.sweep import execute_notebook, find_notebook, drop_warm_kernel
+    def timed(f): t = time.perf_counter(); f(); return time.perf_counter() - t
     nb = find_notebook(name=notebook)
-    t = time.perf_counter(); execute_notebook(nb, out, params, cwd=nb.parent); through = time.perf_counter() - t
-    return dict(papermill_s=through, inprocess_s=inproc_s, overhead_s=through - inproc_s)
+    inproc_s = timed(inproc)
+    fresh = timed(lambda: execute_notebook(nb, out, params(0), cwd=nb.parent))
+    try:  # a worker's first notebook starts its kernel; the ones after it reuse that kernel (the sweep's default)
+        execute_notebook(nb, out, params(1), cwd=nb.parent, reuse=True)
+        kept = timed(lambda: execute_notebook(nb, out, params(2), cwd=nb.parent, reuse=True))
+    finally: drop_warm_kernel()
+    return dict(papermill_s=fresh, inprocess_s=inproc_s, overhead_s=fresh - inproc_s, kept_s=kept, kept_overhead_s=kept - inproc_s)
 
 def papermill_overhead(tmp=None) -> dict:
     "Seconds papermill adds to one cell: a one-step cell through papermill minus the same run in-process."
@@ -263,7 +268,7 @@ def papermill_overhead(tmp=None) -> dict:
     cfg = make_config('cpu', **kw)
     train(cfg, tmp / 'warm')  # the data is prepared and cached once, outside both timings
     return _overhead(lambda: train(cfg.replace(seed=1), tmp / 'inproc'), '10_train.ipynb',
-                     dict(preset='cpu', out_dir=str(tmp / 'cell'), seed=2, **kw), tmp / 'cell.ipynb')
+                     lambda i: dict(preset='cpu', out_dir=str(tmp / f'cell{i}'), seed=2, **kw), tmp / 'cell.ipynb')
 
 def cohort_papermill_overhead(members: int = 10, tmp=None) -> dict:
     "Seconds papermill adds to one cohort notebook of `members` one-step cpu-preset cells, in all and per member."
@@ -273,9 +278,9 @@ def cohort_papermill_overhead(members: int = 10, tmp=None) -> dict:
     cfgs = lambda seed: [make_config('cpu', lr=lr, seed=seed, **kw) for lr in lrs]
     train_cohort(cfgs(0), [tmp / f'warm{i}' for i in range(members)])  # data and first-call costs, outside both timings
     r = _overhead(lambda: train_cohort(cfgs(1), [tmp / f'inproc{i}' for i in range(members)]), '11_cohort.ipynb',
-                  dict(preset='cpu', lrs=lrs, seeds=[2], out_dirs=[str(tmp / f'pm{i}') for i in range(members)],
-                       cohort_dir=str(tmp / 'ck'), **kw), tmp / 'cohort.ipynb')
-    return dict(members=members, **r, per_member_s=r['overhead_s'] / members)
+                  lambda j: dict(preset='cpu', lrs=lrs, seeds=[2], out_dirs=[str(tmp / f'pm{j}-{i}') for i in range(members)],
+                                 cohort_dir=str(tmp / f'ck{j}'), **kw), tmp / 'cohort.ipynb')
+    return dict(members=members, **r, per_member_s=r['overhead_s'] / members, kept_per_member_s=r['kept_overhead_s'] / members)
 
 def prepare_speed(dataset: str = 'builtin', tokenizer: str = 'bytes', tokens: int = 5_000_000, tmp=None) -> dict:
     "MB/s of text that `prepare` turns into a fresh token cache (read, tokenise, write)."
@@ -347,10 +352,12 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
         cpu = df[(df['shape'] == 'cpu') & (df.variant == 'project')]
         if len(cpu):  # a whole cpu-preset cell: its 300 steps at the project step's measured speed
             cell_s = make_config('cpu').max_iters * make_config('cpu').tokens_per_step / cpu.tokens_per_s.iloc[0]
-            pm.update(cpu_cell_s=cell_s, fraction=pm['overhead_s'] / (cell_s + pm['overhead_s']))
+            pm.update(cpu_cell_s=cell_s, fraction=pm['overhead_s'] / (cell_s + pm['overhead_s']),
+                      kept_fraction=pm['kept_overhead_s'] / (cell_s + pm['kept_overhead_s']))
         res['papermill'] = pm
         pc = cohort_papermill_overhead()
-        if 'cpu_cell_s' in pm: pc.update(fraction=pc['per_member_s'] / (pm['cpu_cell_s'] + pc['per_member_s']))
+        if 'cpu_cell_s' in pm: pc.update(fraction=pc['per_member_s'] / (pm['cpu_cell_s'] + pc['per_member_s']),
+                                         kept_fraction=pc['kept_per_member_s'] / (pm['cpu_cell_s'] + pc['kept_per_member_s']))
         res['papermill_cohort'] = pc
         res['prepare'] = prepare_speed()
     if cohort_run: log("cohort of 7 vs 7 lone fp32 runs ..."); res['cohort'] = cohort_speed(device=device)
@@ -373,13 +380,17 @@ def format_results(res: dict) -> str:
     lines.append(t[['shape', 'variant', 'tok_s', 'mfu_pct', 'peak_mb', 'warmup_s', 'settings']].to_string(index=False))
     if 'papermill' in res:
         p = res['papermill']
-        lines.append(f"\npapermill: {p['papermill_s']:.1f} s for a one-step cell vs {p['inprocess_s']:.1f} s in-process: "
+        lines.append(f"\npapermill: {p['papermill_s']:.1f} s for a one-step cell in a fresh kernel vs {p['inprocess_s']:.1f} s in-process: "
                      f"{p['overhead_s']:.1f} s overhead" + (f", {100 * p['fraction']:.1f}% of a {p['cpu_cell_s']:.0f} s cpu-preset cell"
                                                            if 'fraction' in p else ''))
+        if 'kept_s' in p:  # results saved before kept kernels existed have no such entry
+            lines.append(f"papermill in a kept kernel (the sweep's default): {p['kept_s']:.1f} s: {p['kept_overhead_s']:.1f} s overhead"
+                         + (f", {100 * p['kept_fraction']:.1f}% of a cpu-preset cell" if 'kept_fraction' in p else ''))
     if 'papermill_cohort' in res:
         c = res['papermill_cohort']
         lines.append(f"papermill, one cohort notebook of {c['members']} one-step cells: {c['overhead_s']:.1f} s overhead, "
-                     f"{c['per_member_s']:.2f} s per member" + (f", {100 * c['fraction']:.1f}% of a cpu-preset cell" if 'fraction' in c else ''))
+                     f"{c['per_member_s']:.2f} s per member" + (f", {100 * c['fraction']:.1f}% of a cpu-preset cell" if 'fraction' in c else '')
+                     + (f"; in a kept kernel {c['kept_per_member_s']:.2f} s per member" if 'kept_per_member_s' in c else ''))
     if 'prepare' in res: lines.append(f"prepare: {res['prepare']['mb_per_s']:.1f} MB/s of text ({res['prepare']['dataset']}, {res['prepare']['tokenizer']})")
     if 'cohort' in res:
         c = res['cohort']
