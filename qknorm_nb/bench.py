@@ -336,6 +336,8 @@ def environment(device: str) -> dict:
              cpu=platform.processor() or platform.machine(), cores=os.cpu_count(), threads=torch.get_num_threads(),
              torch=torch.__version__, package=__version__, git=git_info())
     if device.startswith('cuda'): d['gpu'] = torch.cuda.get_device_name(device)
+    if device == 'cpu': d['bf16_vs_fp32'] = cpu_bf16_speedup()  # what decides this CPU's fast settings
+    d['fast_kind'] = device_kind(device)
     return d
 
 def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, rounds: int = 5, steps_per_round: int = 3,
@@ -375,7 +377,10 @@ def format_results(res: dict) -> str:
     import pandas as pd
     e, df = res['environment'], pd.DataFrame(res['steps'])
     lines = [f"{e['date']}  {e['device']}{' (' + e['gpu'] + ')' if e.get('gpu') else ''}  {e['cpu']}, {e['cores']} cores, "
-             f"{e['threads']} threads  torch {e['torch']}  qknorm {e['package']} {(e['git'] or {}).get('commit') or ''}"[:200], '']
+             f"{e['threads']} threads  torch {e['torch']}  qknorm {e['package']} {(e['git'] or {}).get('commit') or ''}"[:200]]
+    if 'fast_kind' in e:  # results saved before this was recorded have neither
+        lines.append(f"fast settings: {e['fast_kind']}" + (f" (bf16 matmuls {e['bf16_vs_fp32']:.2f}× fp32's here)" if 'bf16_vs_fp32' in e else ''))
+    lines.append('')
     t = df.assign(tok_s=df.tokens_per_s.round(0).astype(int), mfu_pct=(100 * df.mfu).round(1),
                   peak_mb=df.peak_mb.map(lambda v: '-' if v is None or v != v else f"{v:.0f}"), warmup_s=df.warmup_s.round(1))
     lines.append(t[['shape', 'variant', 'tok_s', 'mfu_pct', 'peak_mb', 'warmup_s', 'settings']].to_string(index=False))

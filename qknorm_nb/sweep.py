@@ -786,12 +786,11 @@ def _kill_kernels():
 
 def _run_local(tasks, workers, gpus, on_done):
     from concurrent.futures import ThreadPoolExecutor, as_completed
-    slots = queue.Queue()
+    slots, mine = queue.Queue(), threading.local()
     for i in range(workers): slots.put(gpus[i % len(gpus)] if gpus else None)
     def work(t):
-        gpu = slots.get()
-        try: return run_task(t, env={'CUDA_VISIBLE_DEVICES': gpu} if gpu is not None else None)
-        finally: slots.put(gpu)
+        if not hasattr(mine, 'gpu'): mine.gpu = slots.get()  # a worker keeps its GPU, and so its kept kernel, for the whole sweep
+        return run_task(t, env={'CUDA_VISIBLE_DEVICES': mine.gpu} if mine.gpu is not None else None)
     ex = ThreadPoolExecutor(workers, thread_name_prefix='task')
     try:
         for f in as_completed([ex.submit(work, t) for t in tasks]):
