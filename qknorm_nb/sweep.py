@@ -376,6 +376,11 @@ def clear_stale_lock(cell_dir, stale_after: float = STALE_AFTER):
 _stop = threading.Event()       # set when a sweep is interrupted: running cells stop without being marked failed
 _kernels, _kernels_lock = set(), threading.Lock()  # pids of the training kernels this process started
 
+def _kernel_line(what: str, env: dict) -> bytes:
+    "The kernel.log line that marks a notebook run: when, which sweep, which GPU, and whether the kernel was started or kept."
+    return (f"# {_now()} kernel {what}: sweep pid {os.getpid()} on {socket.gethostname()}, "
+            f"CUDA_VISIBLE_DEVICES={env.get('CUDA_VISIBLE_DEVICES')}\n").encode()
+
 def _kernel_manager(env, cwd, log):
     "A kernel manager class that starts the kernel with `env`, in `cwd`, with its output going to `log`."
     from jupyter_client.manager import AsyncKernelManager
@@ -387,8 +392,7 @@ def _kernel_manager(env, cwd, log):
             kw['env'] = {**os.environ, **kw.get('env', {}), **(env or {})}
             if cwd: kw['cwd'] = str(cwd)
             with open(log, 'ab') as f:
-                f.write(f"# {_now()} kernel start: sweep pid {os.getpid()} on {socket.gethostname()}, "
-                        f"CUDA_VISIBLE_DEVICES={kw['env'].get('CUDA_VISIBLE_DEVICES')}\n".encode()); f.flush()
+                f.write(_kernel_line('start', kw['env'])); f.flush()
                 kw['stdout'] = kw['stderr'] = f
                 await super().start_kernel(**kw)
                 pid = self.provisioner.pid
@@ -416,20 +420,19 @@ class WarmKernel:
     "A kernel that one worker keeps for its next notebook, so that kernel start, imports and first-call costs are paid once."
     def __init__(self, env, cwd, log):
         from jupyter_core.utils import run_sync
-        self.key, self.cwd, self.runs = _kernel_key(env, cwd), str(cwd or os.getcwd()), 1
+        self.key, self.runs = _kernel_key(env, cwd), 1
+        self.cwd = self.key[1]
         self.km = _kernel_manager(env, cwd, log)(kernel_name='python3')
         run_sync(self.km.start_kernel)()  # logged in `log` as every kernel start is
         self.pid = self.km.provisioner.pid
 
-    def alive(self) -> bool: return pid_alive(self.pid) and self.km.provisioner.process.poll() is None
+    def alive(self) -> bool: return self.km.has_kernel and self.km.provisioner.process.poll() is None
 
     def prepare(self, log, env):
         "Make the kept kernel ready for the next notebook, whose kernel output goes to `log`."
         self.runs += 1
         with open(log, 'ab') as f:
-            f.write(f"# {_now()} kernel reused (notebook {self.runs} in it): sweep pid {os.getpid()} on {socket.gethostname()}, "
-                    f"CUDA_VISIBLE_DEVICES={(env or {}).get('CUDA_VISIBLE_DEVICES', os.environ.get('CUDA_VISIBLE_DEVICES'))}\n"
-                    f"# kernel pid {self.pid}\n".encode())
+            f.write(_kernel_line(f'reused (notebook {self.runs} in it)', {**os.environ, **(env or {})}) + f"# kernel pid {self.pid}\n".encode())
         from jupyter_client.blocking import BlockingKernelClient
         kc = BlockingKernelClient()  # a blocking client needs no event loop in this worker thread
         kc.load_connection_info(self.km.get_connection_info())
@@ -800,7 +803,6 @@ def _run_local(tasks, workers, gpus, on_done):
         raise
     finally:
         ex.shutdown(wait=True)
-        shutdown_warm_kernels()  # the workers' kept kernels end with the sweep
 
 class CellJob:
     "A Slurm array task: runs one task (a cell or a cohort); on pre-emption or timeout submitit calls `checkpoint` and requeues it."
@@ -905,7 +907,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
                 for cid in busy: states[cid] = _status(study_dir/cid) or ('running' if read_lock(lock_path(study_dir/cid)) else 'pending')
             busy = [c for c, s in states.items() if s == 'running']
     finally:
-        shutdown_warm_kernels()
+        shutdown_warm_kernels()  # the workers' kept kernels end with the sweep
         _stop.clear()
         if old_term is not None: signal.signal(signal.SIGTERM, old_term)
         bar.close()
