@@ -355,12 +355,11 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
         cpu = df[(df['shape'] == 'cpu') & (df.variant == 'project')]
         if len(cpu):  # a whole cpu-preset cell: its 300 steps at the project step's measured speed
             cell_s = make_config('cpu').max_iters * make_config('cpu').tokens_per_step / cpu.tokens_per_s.iloc[0]
-            pm.update(cpu_cell_s=cell_s, fraction=pm['overhead_s'] / (cell_s + pm['overhead_s']),
-                      kept_fraction=pm['kept_overhead_s'] / (cell_s + pm['kept_overhead_s']))
+            share = lambda s: s / (cell_s + s)  # of a cell's time with the overhead, what the overhead is
+            pm.update(cpu_cell_s=cell_s, fraction=share(pm['overhead_s']), kept_fraction=share(pm['kept_overhead_s']))
         res['papermill'] = pm
         pc = cohort_papermill_overhead()
-        if 'cpu_cell_s' in pm: pc.update(fraction=pc['per_member_s'] / (pm['cpu_cell_s'] + pc['per_member_s']),
-                                         kept_fraction=pc['kept_per_member_s'] / (pm['cpu_cell_s'] + pc['kept_per_member_s']))
+        if 'cpu_cell_s' in pm: pc.update(fraction=share(pc['per_member_s']), kept_fraction=share(pc['kept_per_member_s']))
         res['papermill_cohort'] = pc
         res['prepare'] = prepare_speed()
     if cohort_run: log("cohort of 7 vs 7 lone fp32 runs ..."); res['cohort'] = cohort_speed(device=device)
