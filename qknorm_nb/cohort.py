@@ -10,22 +10,20 @@ import hashlib, json, math, os, sys, time, warnings
 from pathlib import Path
 import torch
 import torch.nn.functional as F
-from .config import RunConfig, ConfigError, validate
+from .config import RunConfig, ConfigError, validate, run_identity, COHORT_FIELDS
 from .data import prepare, get_batch
 from .model import GPT, configure_optimizers
 from .attention import math_attention
 from .probes import run_probes
+from .files import atomic_save, json_safe, remove_stale_tmp, write_json, write_jsonl
 from .train import (  # the single-run machinery, reused as it is
-    VAL_SEED, get_lr, autocast_for, finished_summary, write_json, write_jsonl, atomic_save, remove_stale_tmp,
-    _clean, run_identity, _setup_device, _new_state, _check_eval, _diverge, _record, _summary)
+    VAL_SEED, get_lr, autocast_for, finished_summary, _setup_device, _new_state, _check_eval, _diverge, _record, _summary)
 
 # %% auto #0
-__all__ = ['COHORT_FIELDS', 'check_cohort', 'cohort_id', 'init_members', 'stack_params', 'member_state_dict', 'cohort_forward',
-           'CohortAdamW', 'evaluate_cohort', 'train_cohort']
+__all__ = ['check_cohort', 'cohort_id', 'init_members', 'stack_params', 'member_state_dict', 'cohort_forward', 'CohortAdamW',
+           'evaluate_cohort', 'train_cohort']
 
 # %% ../nbs/09_cohort.ipynb #f4153f87
-COHORT_FIELDS = ('lr', 'seed')  # the only fields in which members may differ
-
 def check_cohort(cfgs: list) -> list:
     "Raise `ConfigError` unless `cfgs` is a non-empty list of `RunConfig`s equal in all fields but `COHORT_FIELDS`."
     if not isinstance(cfgs, (list, tuple)) or not cfgs:
@@ -216,7 +214,7 @@ def _ckpt_path(cohort_dir: Path, cid: str) -> Path: return Path(cohort_dir) / f'
 
 def _save_cohort(path: Path, cfgs, active, opt, states, elapsed):
     ck = dict(configs=[c.to_dict() for c in cfgs], active=list(active), opt=opt.state_dict(),
-              states=[_clean(states[m]) for m in active], elapsed=elapsed, rng=torch.get_rng_state())
+              states=[json_safe(states[m]) for m in active], elapsed=elapsed, rng=torch.get_rng_state())
     if torch.cuda.is_available(): ck['cuda_rng'] = torch.cuda.get_rng_state_all()
     atomic_save(ck, path, fault='write:cohort.pt')  # one hook name for every cohort's checkpoint
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import dataclasses, difflib, json, math, os
 from dataclasses import dataclass, field, fields, asdict
 from pathlib import Path
+from .files import json_safe
 
 # %% auto #0
-__all__ = ['QK_NORMS', 'TOKENIZERS', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'VOCAB_SIZES', 'PRESETS', 'ConfigError',
-           'RunConfig', 'validate', 'make_config', 'resolve_device']
+__all__ = ['QK_NORMS', 'TOKENIZERS', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'PRESETS',
+           'RUNTIME_FIELDS', 'COHORT_FIELDS', 'ConfigError', 'RunConfig', 'is_int', 'is_num', 'validate', 'make_config',
+           'default_values', 'run_identity', 'resolve_device']
 
 # %% ../nbs/00_config.ipynb #f9f5492a
 QK_NORMS = ('none', 'layernorm', 'rmsnorm', 'l2')  # METHODS.md: off, Wortsman/Dehghani, OLMo 2 / Qwen3, Henry et al.
@@ -21,6 +23,7 @@ CORPORA = ('builtin', 'tinystories', 'fineweb-edu')  # or a path to a local .txt
 DTYPES = ('float32', 'bfloat16')
 ATTN_IMPLS = ('sdpa', 'math')
 DEVICES = ('auto', 'cpu', 'cuda', 'mps')
+LOGGERS = ('none', 'tensorboard', 'wandb')  # run tracking beside metrics.jsonl (optional extras)
 VOCAB_SIZES = {'bytes': 256, 'gpt2': 50304}  # gpt2's 50257 padded up to a multiple of 64, as nanoGPT does
 
 class ConfigError(ValueError):
@@ -75,10 +78,11 @@ class RunConfig:
     log_every: int = 5        # steps between train-loss lines in metrics.jsonl
     diverge_patience: int = 3 # evaluations in a row with val loss >= l0 that end the run as diverged
     loss_targets: list = field(default_factory=lambda: [2.5, 2.0, 1.5])  # record the first step below each
+    log_to: str = 'none'      # also log the run to 'tensorboard' (event files in the run folder) or 'wandb'; 'none'
 
     def __post_init__(self):
         if self.token_budget and isinstance(self.token_budget, int) and self.token_budget > 0 \
-           and _is_int(self.batch_size) and _is_int(self.block_size) and self.batch_size > 0 and self.block_size > 0:
+           and is_int(self.batch_size) and is_int(self.block_size) and self.batch_size > 0 and self.block_size > 0:
             self.max_iters = math.ceil(self.token_budget / (self.batch_size * self.block_size))
         validate(self)
 
@@ -93,8 +97,8 @@ class RunConfig:
     def replace(self, **kw) -> RunConfig: return make_config(base=self, **kw)
 
 # %% ../nbs/00_config.ipynb #8eeec67d
-def _is_int(v): return isinstance(v, int) and not isinstance(v, bool)
-def _is_num(v): return (isinstance(v, (int, float)) and not isinstance(v, bool))
+def is_int(v): return isinstance(v, int) and not isinstance(v, bool)
+def is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 _TYPES = {f.name: f.type for f in fields(RunConfig)}
 
@@ -102,14 +106,14 @@ def _fail(msg): raise ConfigError(msg)
 
 def _check_type(name, v):
     t = _TYPES[name]
-    if t == 'int' and not _is_int(v): _fail(f"{name}={v!r} must be an int")
+    if t == 'int' and not is_int(v): _fail(f"{name}={v!r} must be an int")
     if t == 'float':
-        if not _is_num(v): _fail(f"{name}={v!r} must be a number")
+        if not is_num(v): _fail(f"{name}={v!r} must be a number")
         if not math.isfinite(v): _fail(f"{name}={v!r} must be finite")
     if t == 'bool' and not isinstance(v, bool): _fail(f"{name}={v!r} must be True or False")
     if t == 'str' and not isinstance(v, str): _fail(f"{name}={v!r} must be a string")
     if t == 'list':
-        if not isinstance(v, (list, tuple)) or not all(_is_num(x) and math.isfinite(x) for x in v):
+        if not isinstance(v, (list, tuple)) or not all(is_num(x) and math.isfinite(x) for x in v):
             _fail(f"{name}={v!r} must be a list of numbers")
 
 def _check_range(name, v, lo=None, hi=None, lo_open=False, hi_open=False, why=''):
@@ -143,6 +147,7 @@ def validate(c: RunConfig) -> RunConfig:
     _check_choice('tokenizer', c.tokenizer, TOKENIZERS)
     _check_choice('dtype', c.dtype, DTYPES)
     _check_choice('attn_impl', c.attn_impl, ATTN_IMPLS)
+    _check_choice('log_to', c.log_to, LOGGERS)
     if c.device not in DEVICES and not (c.device.startswith('cuda:') and c.device[5:].isdigit()):
         _fail(f"device={c.device!r} is not one of {', '.join(map(repr, DEVICES))} or 'cuda:N'")
     if c.n_embd % c.n_head: _fail(f"n_embd={c.n_embd} is not divisible by n_head={c.n_head}")
@@ -187,6 +192,19 @@ def make_config(preset: str|None = 'cpu', # a key of `PRESETS`, or None for the 
     d.update(overrides)
     if 'token_budget' not in overrides and 'max_iters' in overrides: d['token_budget'] = 0  # explicit steps win
     return RunConfig(**d)
+
+# %% ../nbs/00_config.ipynb #3a872c63
+RUNTIME_FIELDS = ('threads', 'device', 'data_dir', 'log_to')  # how and where a run computes, not what: a resume may change them
+COHORT_FIELDS = ('lr', 'seed')  # the only fields in which the members of a cohort may differ
+
+def default_values() -> dict:
+    "Every `RunConfig` field's default value (default factories called)."
+    return {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory() for f in fields(RunConfig)}
+
+def run_identity(cfg: dict) -> dict:
+    "What makes a run that run: `cfg` with defaults for fields added since it was written, without `RUNTIME_FIELDS`."
+    d = default_values() | cfg
+    return json.loads(json.dumps(json_safe({k: v for k, v in d.items() if k not in RUNTIME_FIELDS})))
 
 # %% ../nbs/00_config.ipynb #517881ad
 def resolve_device(device: str = 'auto') -> str:

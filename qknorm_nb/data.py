@@ -13,11 +13,12 @@ from pathlib import Path
 from urllib.parse import urlparse
 import numpy as np
 import torch
+from .files import sha256
 
 # %% auto #0
 __all__ = ['BUILTIN_VERSION', 'EOT_MARKER', 'LOCAL_SUFFIXES', 'HOLDOUT_EVERY', 'HUB', 'CORPORA', 'SPLITS', 'GPT2_RANKS_URL',
            'GPT2_RANKS_SHA256', 'TOKENIZERS', 'FORMAT_VERSION', 'MIN_TOKENS', 'DataError', 'builtin_stories',
-           'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path', 'sha256', 'seed_tiktoken_cache', 'ByteTokenizer',
+           'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path', 'seed_tiktoken_cache', 'ByteTokenizer',
            'TiktokenTokenizer', 'get_tokenizer', 'default_cache_dir', 'Prepared', 'prepare', 'get_batch']
 
 # %% ../nbs/01_data.ipynb #f16f89b3
@@ -546,13 +547,6 @@ def tiktoken_cache_dir() -> Path:
 def gpt2_ranks_path(cache_dir: str | Path | None = None) -> Path:
     "Where tiktoken looks for the GPT-2 ranks file: the sha1 hex of its URL inside the cache folder."
     return Path(cache_dir or tiktoken_cache_dir()).expanduser() / hashlib.sha1(GPT2_RANKS_URL.encode()).hexdigest()
-
-def sha256(path, limit=None) -> str:
-    "sha256 of a file (of its first `limit` bytes when given), read in 16 MiB chunks."
-    h, left = hashlib.sha256(), limit if limit is not None else float('inf')
-    with open(path, 'rb') as f:
-        while left > 0 and (chunk := f.read(int(min(1 << 24, left)))): h.update(chunk); left -= len(chunk)
-    return h.hexdigest()
 
 def seed_tiktoken_cache(src_file: str | Path, # a GPT-2 ranks file, e.g. whisper/assets/gpt2.tiktoken
                         cache_dir: str | Path | None = None) -> Path: # default: `tiktoken_cache_dir()`

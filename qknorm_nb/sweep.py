@@ -15,8 +15,8 @@ from pathlib import Path
 import yaml
 import qknorm_nb
 from .config import RunConfig, ConfigError, PRESETS, make_config
-from .data import sha256
-from .train import atomic_write as write_atomic, write_json, pid_alive, RUNTIME_FIELDS  # fields that may differ between machines
+from .files import atomic_write as write_atomic, write_json, pid_alive, sha256
+from .config import RUNTIME_FIELDS, COHORT_FIELDS  # fields that may differ between machines
 
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'COHORT_AXES', 'FIELD_TYPES', 'STUDIES',
@@ -408,7 +408,7 @@ _ns = get_ipython().user_ns  # what `%reset -f` does, without the history (the m
 for _k in [k for k in _ns if k not in get_ipython().user_ns_hidden and not (k.startswith('__') and k.endswith('__'))]: del _ns[_k]
 import gc as _gc, os as _os, sys as _sys
 if 'matplotlib.pyplot' in _sys.modules: _sys.modules['matplotlib.pyplot'].close('all')
-if 'qknorm_nb.train' in _sys.modules: _sys.modules['qknorm_nb.train']._fault_visits.clear()
+if 'qknorm_nb.files' in _sys.modules: _sys.modules['qknorm_nb.files'].reset_fault_points()
 _gc.collect()
 _os.chdir({cwd!r})
 _fd = _os.open({log!r}, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT)

@@ -10,93 +10,17 @@ import contextlib, dataclasses, functools, json, math, os, platform, signal, soc
 from pathlib import Path
 import torch
 from . import __version__
-from .config import RunConfig, ConfigError, resolve_device, validate
+from .config import RunConfig, ConfigError, resolve_device, validate, run_identity
 from .data import prepare, get_batch
 from .model import GPT, n_params, configure_optimizers
 from .probes import run_probes, global_grad_norm
+from .files import (atomic_save, atomic_write, json_safe, read_json, remove_stale_tmp, write_json,
+                              write_jsonl)
 
 # %% auto #0
-__all__ = ['RUNTIME_FIELDS', 'CKPT', 'VAL_SEED', 'BF16_PAYS', 'fault_point', 'run_identity', 'pid_alive', 'remove_stale_tmp',
-           'atomic_write', 'atomic_save', 'write_json', 'write_jsonl', 'read_json', 'get_lr', 'git_info', 'provenance',
-           'save_checkpoint', 'load_checkpoint', 'evaluate', 'autocast_for', 'cpu_bf16_speedup',
-           'warn_if_bf16_emulated', 'fast_switches', 'build', 'train_step', 'RunDirError', 'finished_summary', 'train',
-           'load_metrics', 'plot_run']
-
-# %% ../nbs/05_train.ipynb #61c6f23d
-_fault_visits = {}
-
-def fault_point(name: str): # e.g. 'write:ckpt.pt', 'write:results.csv'
-    "Test hook: SIGKILL this process here if $QKNORM_FAULT is `name` (or `name@k` and this is the k-th visit)."
-    want = os.environ.get('QKNORM_FAULT')
-    if not want or want.partition('@')[0] != name: return
-    _fault_visits[name] = _fault_visits.get(name, 0) + 1
-    if _fault_visits[name] == int(want.partition('@')[2] or 1): os.kill(os.getpid(), signal.SIGKILL)
-
-# %% ../nbs/05_train.ipynb #baca95ae
-def _clean(o):
-    "`o` with non-finite floats replaced by None, so that it is valid JSON."
-    if isinstance(o, float): return o if math.isfinite(o) else None
-    if isinstance(o, dict): return {k: _clean(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)): return [_clean(v) for v in o]
-    return o
-
-RUNTIME_FIELDS = ('threads', 'device', 'data_dir')  # how and where a run computes, not what: a resume may change them
-
-def run_identity(cfg: dict) -> dict:
-    "What makes a run that run: `cfg` with defaults for fields added since it was written, without `RUNTIME_FIELDS`."
-    d = {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING} | cfg
-    return json.loads(json.dumps(_clean({k: v for k, v in d.items() if k not in RUNTIME_FIELDS})))
-
-def _tmp_path(path: Path) -> Path:
-    "A temporary name next to `path`, unique per host, process and thread."
-    return path.with_name(f".{path.name}.{socket.gethostname()}.{os.getpid()}.{threading.get_ident()}.tmp")
-
-def pid_alive(pid) -> bool:
-    "Whether a process with this pid runs on this host (a zombie counts as dead)."
-    try: os.kill(int(pid), 0)
-    except ProcessLookupError: return False
-    except PermissionError: return True
-    except (OverflowError, ValueError, TypeError): return False
-    try: return Path(f'/proc/{int(pid)}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
-    except (OSError, IndexError): return True
-
-def remove_stale_tmp(path: Path):
-    "Remove temporary files of `path` left by killed writers on this host (their pid no longer runs)."
-    path, prefix = Path(path), f".{Path(path).name}.{socket.gethostname()}."
-    for p in path.parent.glob('.*.tmp'):
-        ids = p.name[len(prefix):-len('.tmp')].split('.') if p.name.startswith(prefix) else []
-        if len(ids) == 2 and all(i.isdigit() for i in ids) and not pid_alive(int(ids[0])): p.unlink(missing_ok=True)
-
-def _replace_atomically(path: Path, write, fault: str | None = None):
-    "Call `write(tmp)` on a temporary file beside `path`, then rename it to `path`: readers see all of it or none."
-    tmp = _tmp_path(path)
-    try:
-        write(tmp)
-        fault_point(fault or f"write:{path.name}")
-        os.replace(tmp, path)
-    except BaseException as e:
-        tmp.unlink(missing_ok=True)  # a full disk: leave no half-written file taking up space
-        if isinstance(e, OSError) and e.filename is None: e.filename = str(path)  # the message names the file
-        raise
-    remove_stale_tmp(path)
-
-def atomic_write(path: Path, data: bytes | str):
-    "Write `data` to `path` through a temporary file and a rename."
-    def write(tmp):
-        with open(tmp, 'wb') as f:
-            f.write(data.encode() if isinstance(data, str) else data)
-            f.flush(); os.fsync(f.fileno())
-    _replace_atomically(Path(path), write)
-
-def atomic_save(obj, path: Path, fault: str | None = None):
-    "`torch.save(obj)` to `path` through a temporary file and a rename (`fault`: the crash tests' hook name)."
-    _replace_atomically(Path(path), lambda tmp: torch.save(obj, tmp), fault)
-
-def write_json(path: Path, obj): atomic_write(path, json.dumps(_clean(obj), indent=1, default=str) + '\n')
-
-def write_jsonl(path: Path, rows: list): atomic_write(path, ''.join(json.dumps(_clean(r)) + '\n' for r in rows))
-
-def read_json(path: Path): return json.loads(Path(path).read_text())
+__all__ = ['CKPT', 'VAL_SEED', 'BF16_PAYS', 'get_lr', 'git_info', 'provenance', 'save_checkpoint', 'load_checkpoint', 'evaluate',
+           'autocast_for', 'cpu_bf16_speedup', 'warn_if_bf16_emulated', 'fast_switches', 'build', 'train_step',
+           'RunDirError', 'finished_summary', 'train', 'load_metrics', 'plot_run']
 
 # %% ../nbs/05_train.ipynb #0c6858c5
 def get_lr(it: int, cfg: RunConfig) -> float:
@@ -140,7 +64,7 @@ CKPT = 'ckpt.pt'
 
 def save_checkpoint(run_dir: Path, model, opt, state: dict, cfg: RunConfig):
     "Atomically save model, optimiser, run state and RNG state to run_dir/ckpt.pt."
-    ck = dict(model=model.state_dict(), optimizer=opt.state_dict(), state=_clean(state), config=cfg.to_dict(),
+    ck = dict(model=model.state_dict(), optimizer=opt.state_dict(), state=json_safe(state), config=cfg.to_dict(),
               rng=torch.get_rng_state())
     if torch.cuda.is_available(): ck['cuda_rng'] = torch.cuda.get_rng_state_all()
     atomic_save(ck, run_dir / CKPT)
