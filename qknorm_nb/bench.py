@@ -16,7 +16,8 @@ from .config import RunConfig, make_config, resolve_device
 from .data import get_batch
 from .model import GPT, configure_optimizers
 from .probes import run_probes
-from .train import VAL_SEED, BF16_PAYS, build, train_step, git_info, autocast_for, cpu_bf16_speedup
+from .train import VAL_SEED, build, train_step
+from .device import BF16_PAYS, git_info, autocast_for, cpu_bf16_speedup
 
 # %% auto #0
 __all__ = ['FAST_SETTINGS', 'COHORT_SIZE', 'flops_per_token', 'matmul_peak', 'device_kind', 'fast_config', 'random_tokens',
@@ -251,7 +252,7 @@ def _one_step(tmp: Path) -> dict:
 
 def _overhead(inproc, notebook: str, params, out: Path) -> dict:
     "Seconds of `inproc()`, and of `notebook` with `params(i)` through papermill (the sweep's `execute_notebook`) in a fresh kernel and in a kept one."
-    from qknorm_nb.sweep import execute_notebook, find_notebook, drop_warm_kernel
+    from qknorm_nb.kernels import execute_notebook, find_notebook, drop_warm_kernel
     def timed(f): t = time.perf_counter(); f(); return time.perf_counter() - t
     nb = find_notebook(name=notebook)
     inproc_s = timed(inproc)

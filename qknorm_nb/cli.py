@@ -6,54 +6,21 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/cli.html.md"""
 
 # %% ../nbs/08_cli.ipynb #0d0c28ad
 from __future__ import annotations
-import argparse, re, sys, warnings
+import argparse, os, re, sys, warnings
 from pathlib import Path
 import qknorm_nb
 from .config import ConfigError, PRESETS, DEVICES
-from .sweep import (STUDIES, EXECUTORS, SweepError, SweepResult, find_notebook, load_study, lock_path,
-                             read_lock, read_summary, run_study, study_states, write_atomic, execute_notebook)
+from .study import EXECUTORS, SweepError, preset_names, read_summary
+from .sweep import SweepResult, run_study
+from .progress import study_progress
+from .report import ReportError, ReportWarning, report
 
 # %% auto #0
-__all__ = ['ReportError', 'ReportWarning', 'notebook_warnings', 'report', 'parser', 'main']
-
-# %% ../nbs/08_cli.ipynb #96647a3d
-class ReportError(RuntimeError):
-    "The analysis notebook raised; the message names its error and where the executed notebook is."
-
-class ReportWarning(UserWarning):
-    "A warning the analysis notebook raised, e.g. that a study mixes code versions."
-
-def notebook_warnings(path) -> list[str]:
-    "The messages of the `UserWarning`s an executed notebook printed in its outputs."
-    import nbformat
-    nb = nbformat.read(str(path), as_version=4)
-    err = ''.join(o.get('text', '') for c in nb.cells if c.cell_type == 'code' for o in c.get('outputs', [])
-                  if o.get('output_type') == 'stream' and o.get('name') == 'stderr')
-    return re.findall(r'^\S.*?:\d+: UserWarning: (.*)$', err, flags=re.M)
-
-def report(study_dir, # a study folder, runs/<study>
-           notebook=None, # the analysis notebook; None: the repository's nbs/20_analysis.ipynb
-          ) -> Path:
-    "Execute the analysis notebook on `study_dir` and write `study_dir/report.html` (code hidden, images embedded)."
-    study_dir = Path(study_dir).expanduser().resolve()
-    if not (study_dir/'study.json').is_file():
-        raise SweepError(f"{study_dir} is not a study folder: it has no study.json (run `qknorm sweep` first)")
-    nb = find_notebook(notebook, '20_analysis.ipynb')
-    import papermill as pm
-    from nbconvert import HTMLExporter
-    out = study_dir/'analysis.ipynb'
-    try: execute_notebook(nb, out, dict(study_dir=str(study_dir)), log=study_dir/'analysis.log')
-    except pm.PapermillExecutionError as e: raise ReportError(f"the analysis notebook failed: {e.ename}: {e.evalue} (see {out})") from None
-    for w in notebook_warnings(out): warnings.warn(f"{study_dir.name}: {w}", ReportWarning)
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True, embed_images=True)
-    html, _ = exporter.from_filename(str(out))
-    p = study_dir/'report.html'
-    write_atomic(p, html)
-    return p
+__all__ = ['parser', 'main']
 
 # %% ../nbs/08_cli.ipynb #05659c2b
 def _sweep_args(p):
-    p.add_argument('study', help=f"a YAML study file or a preset: {', '.join(STUDIES)}")
+    p.add_argument('study', help=f"a YAML study file or a preset: {', '.join(preset_names())}")
     p.add_argument('--runs-dir', default='runs', help="folder holding the study folders (default: runs)")
     p.add_argument('--workers', type=int, help="cells at once (local; default: one per GPU, else one single-thread cell per core)")
     p.add_argument('--threads', type=int, help="torch threads per cell (default: cores / workers)")
@@ -77,8 +44,8 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser('study', help="sweep a study, then write its report")
     _sweep_args(s)
     s.add_argument('--analysis', help="the analysis notebook (default: the repository's nbs/20_analysis.ipynb)")
-    c = sub.add_parser('cells', help="list a study's cells and their state")
-    c.add_argument('study', help=f"a YAML study file or a preset: {', '.join(STUDIES)}")
+    c = sub.add_parser('cells', help="list a study's cells, their state and a running sweep's progress")
+    c.add_argument('study', help=f"a YAML study file or a preset: {', '.join(preset_names())}")
     c.add_argument('--runs-dir', default='runs', help="folder holding the study folders (default: runs)")
     b = sub.add_parser('bench', help="time a training step on this device against plain nanoGPT (see 13_bench)")
     b.add_argument('--shapes', nargs='+', default=['cpu', 'core'], choices=list(PRESETS), help="model shapes (default: cpu core)")
@@ -106,18 +73,15 @@ def _sweep(a) -> SweepResult:
     return res
 
 def _cells(a) -> int:
-    st = load_study(a.study)
-    states = study_states(st, a.runs_dir)
-    w = max(map(len, states))
-    for cid, s in states.items():
-        d = Path(a.runs_dir)/st.name/cid
+    pr = study_progress(a.study, a.runs_dir)
+    w = max(map(len, pr.states))
+    for cid, s in pr.states.items():
         note = ''
-        if s == 'running':
-            h = read_lock(lock_path(d)) or {}
-            note = f"  (pid {h.get('pid')} on {h.get('host')} since {h.get('started')})"
-        if s == 'failed': note = f"  {(read_summary(d) or {}).get('error')}"
+        if s == 'running': note = f"  {pr.note(cid)}"
+        if s == 'failed': note = f"  {(read_summary(pr.study_dir/cid) or {}).get('error')}"
         print(f"{cid:<{w}}  {s}{note}")
-    print(SweepResult(Path(a.runs_dir)/st.name, states))
+    print(SweepResult(pr.study_dir, pr.states))
+    print(pr.summary())
     return 0
 
 def _bench(a) -> int:
@@ -146,16 +110,25 @@ def _show_warning(show):
         else: show(message, category, *args, **kw)
     return f
 
+def _stdout_closed() -> int:
+    "The reader of our output has gone (`qknorm cells cpu | head`): drop the rest quietly, as a SIGPIPE would."
+    try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that the flush at exit finds somewhere to go
+    except (OSError, ValueError): pass  # stdout is not a real file (a test's StringIO)
+    return 141  # 128 + SIGPIPE, what a shell reports for a command killed by one
+
 def main(argv: list[str]|None = None, # arguments after `qknorm`; None: sys.argv[1:]
         ) -> int:
-    "Run the `qknorm` command; return its exit status (2: bad input, 1: failed cells or report, 130: interrupted)."
+    "Run the `qknorm` command; return its exit status (2: bad input, 1: failed cells or report, 130: interrupted, 141: stdout closed)."
     try: a = parser().parse_args(argv)
     except SystemExit as e: return e.code
     try:
         with warnings.catch_warnings():  # a ReportWarning: one line on stderr, every time it is raised
             warnings.simplefilter('always', ReportWarning)
             warnings.showwarning = _show_warning(warnings.showwarning)
-            return _run(a)
+            code = _run(a)
+            sys.stdout.flush()  # here, where a closed pipe can still be caught
+            return code
+    except BrokenPipeError: return _stdout_closed()
     except (ConfigError, SweepError) as e: msg, code = str(e), 2
     except ReportError as e: msg, code = str(e), 1
     except KeyboardInterrupt: msg, code = "interrupted; run the same command again to resume", 130

@@ -10,14 +10,17 @@ import hashlib, json, math, os, sys, time, warnings
 from pathlib import Path
 import torch
 import torch.nn.functional as F
+from fastcore.basics import patch
 from .config import RunConfig, ConfigError, validate, run_identity, COHORT_FIELDS
 from .data import prepare, get_batch
-from .model import GPT, configure_optimizers
+from .model import GPT, n_params, configure_optimizers
 from .attention import math_attention
 from .probes import run_probes
 from .files import atomic_save, json_safe, remove_stale_tmp, write_json, write_jsonl
-from .train import (  # the single-run machinery, reused as it is
-    VAL_SEED, get_lr, autocast_for, finished_summary, _setup_device, _new_state, _check_eval, _diverge, _record, _summary)
+from .device import setup_device, autocast_for
+from .runstate import (new_state, restore_state, due, check_eval, check_probe, check_train_loss, record, flush,
+                                finish, summary, open_tracker, Progress)
+from .train import VAL_SEED, get_lr, finished_summary  # the single run's schedule, held-out batches and folder check
 
 # %% auto #0
 __all__ = ['check_cohort', 'cohort_id', 'init_members', 'stack_params', 'member_state_dict', 'cohort_forward', 'CohortAdamW',
@@ -113,8 +116,9 @@ def cohort_forward(params: dict,          # name -> (K, *shape) stacked weights 
                    idx: torch.Tensor,     # (B, T) tokens all members see, or (K, B, T): one batch per member
                    targets: torch.Tensor, # the next tokens, shaped like idx
                    training: bool = True, # dropout on (when cfg.dropout > 0)
-                   ) -> torch.Tensor:
-    "Every member's training loss, (K,): `GPT.forward` for K models in one pass of batched matmuls."
+                   z: bool = False,       # also return each member's mean log²Z, (K,), for the z-loss
+                   ) -> torch.Tensor | tuple:
+    "Every member's cross-entropy, (K,): `GPT.forward` for K models in one pass of batched matmuls."
     p, (K, V, C) = params, params['transformer.wte.weight'].shape
     if idx.dim() == 2: idx, targets = idx.expand(K, *idx.shape), targets.expand(K, *targets.shape)
     _, B, T = idx.shape
@@ -132,8 +136,7 @@ def cohort_forward(params: dict,          # name -> (K, *shape) stacked weights 
     tgt = targets.reshape(K, B * T)
     nll = F.cross_entropy(logits.float().flatten(0, 1), tgt.flatten(), ignore_index=-1, reduction='none').view(K, -1)
     loss = nll.sum(1) / (tgt != -1).sum(1)  # each member's mean, as reduction='mean' takes it
-    if cfg.z_loss: loss = loss + cfg.z_loss * torch.logsumexp(logits.float(), -1).pow(2).mean(1)
-    return loss
+    return (loss, torch.logsumexp(logits.float(), -1).pow(2).mean(1)) if z else loss
 
 # %% ../nbs/09_cohort.ipynb #2b283a37
 class CohortAdamW:
@@ -227,10 +230,161 @@ def _load_cohort(path: Path, cfgs) -> dict | None:
     if [run_identity(c) for c in ck.get('configs') or []] != [run_identity(c.to_dict()) for c in cfgs]:
         warnings.warn(f"ignoring cohort checkpoint {path}: it was written for other member configs")
         return None
-    for s in ck['states']:
-        for k in ('best_val', 'max_train_loss'):  # JSON-cleaned infinities come back as None (as in load_checkpoint)
-            if s[k] is None: s[k] = math.inf if k == 'best_val' else -math.inf
     return ck
+
+# %% ../nbs/09_cohort.ipynb #1ed35c06
+def _open_folders(cfgs, run_dirs):
+    "Check the member configs and folders; return them with each member's finished summary (None if unfinished)."
+    cfgs = check_cohort(cfgs)
+    if not isinstance(run_dirs, (list, tuple)) or len(run_dirs) != len(cfgs):
+        raise ConfigError(f"run_dirs must be a list with one folder per member ({len(cfgs)}), got {run_dirs!r}")
+    run_dirs = [Path(d) for d in run_dirs]
+    if len({d.resolve() for d in run_dirs}) < len(run_dirs): raise ConfigError(f"run_dirs={run_dirs} must be distinct folders")
+    return cfgs, run_dirs, [finished_summary(d, c) for d, c in zip(run_dirs, cfgs)]  # raises if a folder holds another run
+
+# %% ../nbs/09_cohort.ipynb #629e673b
+class _Cohort:
+    "The members still training: stacked weights and optimiser, and per member a run state, folder, progress and tracker."
+    def __init__(self, cfgs, run_dirs, summaries, active, device, data, ckpt):
+        self.cfgs, self.run_dirs, self.summaries, self.active = cfgs, run_dirs, summaries, active
+        self.cfg, self.cid, self.device, self.data, self.ckpt = cfgs[0], cohort_id(cfgs), device, data, ckpt
+        models = init_members([cfgs[m] for m in active], device)
+        self.model = models[0]  # a plain GPT of the members' shape: probes load each member into it
+        self.opt = CohortAdamW(stack_params(models), self.model, self.cfg)
+        self.states = {m: new_state(cfgs[m]) for m in active}
+        self.elapsed0, self.t0 = 0.0, time.perf_counter()
+        self.fwd = torch.compile(cohort_forward, dynamic=True) if self.cfg.compile else cohort_forward
+        self.autocast = autocast_for(device, self.cfg.dtype)
+        c = self.cfg
+        self.val_batches = [get_batch(data.val, c.batch_size, c.block_size, VAL_SEED, i, device) for i in range(c.eval_iters)]
+        self.live = {m: Progress(run_dirs[m], cfgs[m]) for m in active}
+        self.trackers = {}  # opened after the resume, which says each member's starting step
+
+    def resume(self):
+        "Restore the cohort checkpoint when there is a usable one."
+        ck, active = _load_cohort(self.ckpt, self.cfgs), self.active
+        if ck is not None and not set(active) <= set(ck['active']):
+            warnings.warn(f"ignoring cohort checkpoint {self.ckpt}: members {sorted(set(active) - set(ck['active']))} "
+                          "ended in it but have no summary"); ck = None
+        if ck is None: return
+        self.opt.load_state_dict(ck['opt'], [ck['active'].index(m) for m in active])  # members finished since are left out
+        self.states = {m: restore_state(ck['states'][ck['active'].index(m)], self.cfgs[m]) for m in active}
+        for s in self.states.values(): s['resumes'] += 1
+        self.elapsed0 = ck['elapsed']
+        torch.set_rng_state(ck['rng'])
+        if 'cuda_rng' in ck and torch.cuda.is_available(): torch.cuda.set_rng_state_all(ck['cuda_rng'])
+
+    def open_trackers(self):
+        "One tracker per active member, when `log_to` asks for one."
+        for m in self.active: self.trackers[m] = open_tracker(self.cfgs[m], self.run_dirs[m], self.states[m]['step'])
+
+    def elapsed(self) -> float: return self.elapsed0 + time.perf_counter() - self.t0
+
+    def close(self):
+        "Close every tracker still open (at the end, and on an exception)."
+        for m, t in list(self.trackers.items()):
+            if t is not None: t.close()
+            del self.trackers[m]
+
+# %% ../nbs/09_cohort.ipynb #7fd3b109
+@patch
+def evaluate_and_probe(self: _Cohort, step: int, last: bool):
+    "Evaluate and probe the members when due at `step`, as `train` does for one run."
+    c, act = self.cfg, self.active
+    lrs = [get_lr(step, self.cfgs[m]) for m in act]
+    if any([due(self.states[m], 'eval', step, c.eval_every, last) for m in act]):  # a list: every member is marked
+        for m, lr, val in zip(act, lrs, evaluate_cohort(self.opt.params, c, self.val_batches, self.autocast, self.fwd)):
+            check_eval(self.states[m], self.cfgs[m], step, val)
+            record(self.states[m], step, self.cfgs[m], self.trackers[m], lr=lr, val_loss=val)
+    if any([due(self.states[m], 'probe', step, c.probe_every, last) for m in act]):
+        for j, (m, lr) in enumerate(zip(act, lrs)):
+            self.model.load_state_dict(member_state_dict(self.opt.params, j))
+            check_probe(self.states[m], stats := run_probes(self.model, self.val_batches[0][0], self.autocast))
+            record(self.states[m], step, self.cfgs[m], self.trackers[m], lr=lr, **stats)
+
+# %% ../nbs/09_cohort.ipynb #69dce89e
+@patch
+def train_step(self: _Cohort, step: int):
+    "One optimisation step of every active member, and its bookkeeping."
+    c, act, opt = self.cfg, self.active, self.opt
+    lrs = [get_lr(step, self.cfgs[m]) for m in act]
+    x, y = _train_batch(self.data, c, [self.cfgs[m].seed for m in act], step, self.device)
+    with self.autocast:
+        if c.z_loss: loss, log_z2 = self.fwd(opt.params, c, x, y, z=True); objective = loss + c.z_loss * log_z2
+        else: loss = objective = self.fwd(opt.params, c, x, y)
+    objective.sum().backward()  # members are independent: each one's gradient is that of its own loss
+    norm = opt.clip_(c.grad_clip)
+    opt.step(lrs)
+    lossf, normf = torch.stack([loss.detach().float(), norm]).tolist()  # one sync for all members
+    for m, lr, l, gn in zip(act, lrs, lossf, normf):
+        st = self.states[m]
+        if check_train_loss(st, self.cfgs[m], step, l):  # a logged step
+            record(st, step, self.cfgs[m], self.trackers[m], lr=lr, train_loss=l, grad_norm=gn)
+        st['step'] = step + 1 if st['status'] == 'running' else step
+        self.live[m].update(st)
+
+# %% ../nbs/09_cohort.ipynb #413291ed
+@patch
+def end_member(self: _Cohort, m: int):
+    "Write member m's folder as `train` ends a run."
+    st, cfg = self.states[m], self.cfgs[m]
+    st['elapsed'] = self.elapsed()
+    finish(st)
+    flush(st, self.trackers.get(m))
+    write_jsonl(self.run_dirs[m] / 'metrics.jsonl', st['log'])
+    s = summary(st, cfg, n_params(self.model), n_params(self.model, non_embedding=True), self.device)
+    s['fast']['fused'] = False  # the cohort steps with its own batched AdamW (CohortAdamW), whatever cfg.fused says
+    self.summaries[m] = s | dict(cohort=dict(size=len(self.cfgs), index=m, id=self.cid))
+    write_json(self.run_dirs[m] / 'summary.json', self.summaries[m])  # written last: its presence means the run is finished
+    self.live[m].remove()
+    if (t := self.trackers.pop(m, None)) is not None: t.close()
+
+@patch
+def let_go(self: _Cohort, last: bool):
+    "Finished and failed members leave the batch (all of them at the last step)."
+    act = self.active
+    keep = [j for j, m in enumerate(act) if self.states[m]['status'] == 'running' and not last]
+    for j, m in enumerate(act):
+        if j not in keep: self.end_member(m)
+    if len(keep) < len(act):
+        act[:] = [act[j] for j in keep]
+        if act: self.opt.keep(keep)
+
+@patch
+def save(self: _Cohort, step: int):
+    "Write every active member's metrics and the cohort checkpoint of `step`."
+    for m in self.active:
+        self.states[m].update(elapsed=self.elapsed(), ckpt_step=step)
+        write_jsonl(self.run_dirs[m] / 'metrics.jsonl', self.states[m]['log'])
+    if self.cfg.ckpt_every: _save_cohort(self.ckpt, self.cfgs, self.active, self.opt, self.states, self.elapsed())
+
+# %% ../nbs/09_cohort.ipynb #ebc103b3
+@patch
+def run(self: _Cohort, progress):
+    "Train until every member has ended."
+    c = self.cfg
+    bar = _cohort_bar(self.cfgs, self.states[self.active[0]]['step'], progress)
+    self.t0 = time.perf_counter()
+    for m in self.active: self.live[m].update(self.states[m], force=True)
+    while self.active:
+        step = self.states[self.active[0]]['step']  # members move in lockstep
+        last = step == c.max_iters
+        self.evaluate_and_probe(step, last)
+        self.let_go(last)
+        if not self.active: break
+        if c.ckpt_every and step > 0 and step % c.ckpt_every == 0 and self.states[self.active[0]].get('ckpt_step') != step:
+            self.save(step)
+        self.train_step(step)
+        self.let_go(False)
+        bar.update(1); bar.set_postfix(members=len(self.active))
+    bar.close()
+
+def _cohort_bar(cfgs, initial, progress):
+    from tqdm.auto import tqdm
+    disable = (not sys.stderr.isatty()) if progress is None else not progress
+    lrs = sorted({c.lr for c in cfgs})
+    return tqdm(total=cfgs[0].max_iters, initial=initial, disable=disable, unit='step', dynamic_ncols=True,
+                desc=f"{cfgs[0].qk_norm} cohort of {len(cfgs)} lr={lrs[0]:g}..{lrs[-1]:g}")
 
 # %% ../nbs/09_cohort.ipynb #13601ad6
 def train_cohort(cfgs: list,       # `RunConfig`s equal in every field but lr and seed (`check_cohort`)
@@ -240,17 +394,12 @@ def train_cohort(cfgs: list,       # `RunConfig`s equal in every field but lr an
                  keep_ckpt: bool = False,       # keep the cohort checkpoint after the last member ends
                  ) -> list:
     "Train the members as one batched model (resuming from the cohort checkpoint); return their summaries."
-    cfgs = check_cohort(cfgs)
-    if not isinstance(run_dirs, (list, tuple)) or len(run_dirs) != len(cfgs):
-        raise ConfigError(f"run_dirs must be a list with one folder per member ({len(cfgs)}), got {run_dirs!r}")
-    run_dirs = [Path(d) for d in run_dirs]
-    if len({d.resolve() for d in run_dirs}) < len(run_dirs): raise ConfigError(f"run_dirs={run_dirs} must be distinct folders")
-    summaries = [finished_summary(d, c) for d, c in zip(run_dirs, cfgs)]  # raises if a folder holds another run
+    cfgs, run_dirs, summaries = _open_folders(cfgs, run_dirs)
     if all(s is not None for s in summaries): return summaries
     cfg, cid = cfgs[0], cohort_id(cfgs)
     own_dir = not cohort_dir  # the default folder is removed at the end; one given is left in place
     cohort_dir = Path(cohort_dir) if cohort_dir else run_dirs[0].parent / f'_cohort-{cid}'
-    device = _setup_device(cfg)
+    device = setup_device(cfg)
     data = prepare(cfg.dataset, cfg.tokenizer, cfg.train_tokens, cfg.val_tokens, val_dataset=cfg.val_dataset or None,
                    cache_dir=cfg.data_dir or None)  # may fail: before any file is written
     active = [m for m, s in enumerate(summaries) if s is None]  # members still training, in batch order
@@ -258,95 +407,9 @@ def train_cohort(cfgs: list,       # `RunConfig`s equal in every field but lr an
         run_dirs[m].mkdir(parents=True, exist_ok=True)
         write_json(run_dirs[m] / 'config.json', cfgs[m].to_dict())
     cohort_dir.mkdir(parents=True, exist_ok=True)
-
-    models = init_members([cfgs[m] for m in active], device)
-    model = models[0]  # a plain GPT of the members' shape: probes load each member into it
-    opt = CohortAdamW(stack_params(models), model, cfg)
-    states = {m: _new_state(cfgs[m]) for m in active}
-    ck, elapsed0 = _load_cohort(_ckpt_path(cohort_dir, cid), cfgs), 0.0
-    if ck is not None and not set(active) <= set(ck['active']):
-        warnings.warn(f"ignoring cohort checkpoint in {cohort_dir}: members {sorted(set(active) - set(ck['active']))} "
-                      "ended in it but have no summary"); ck = None
-    if ck is not None:
-        opt.load_state_dict(ck['opt'], [ck['active'].index(m) for m in active])  # members finished since are left out
-        states = {m: ck['states'][ck['active'].index(m)] for m in active}
-        for s in states.values(): s['resumes'] += 1
-        elapsed0 = ck['elapsed']
-        torch.set_rng_state(ck['rng'])
-        if 'cuda_rng' in ck and torch.cuda.is_available(): torch.cuda.set_rng_state_all(ck['cuda_rng'])
-    fwd = torch.compile(cohort_forward, dynamic=True) if cfg.compile else cohort_forward
-    autocast = autocast_for(device, cfg.dtype)
-    val_batches = [get_batch(data.val, cfg.batch_size, cfg.block_size, VAL_SEED, i, device) for i in range(cfg.eval_iters)]
-    bar = _cohort_bar(cfgs, states[active[0]]['step'], progress)
-    t0 = time.perf_counter()
-    elapsed = lambda: elapsed0 + time.perf_counter() - t0
-
-    def finish(m):  # write member m's folder as `train` ends a run
-        st = states[m]
-        st['elapsed'] = elapsed()
-        if st['status'] == 'running': st['status'] = 'done'
-        write_jsonl(run_dirs[m] / 'metrics.jsonl', st['log'])
-        s = _summary(st, cfgs[m], model, device, st['elapsed'])
-        s['fast']['fused'] = False  # the cohort steps with its own batched AdamW (CohortAdamW), whatever cfg.fused says
-        summaries[m] = s | dict(cohort=dict(size=len(cfgs), index=m, id=cid))
-        write_json(run_dirs[m] / 'summary.json', summaries[m])  # written last: its presence means the run is finished
-
-    def let_go(last):  # finished and diverged members leave the batch
-        keep = [j for j, m in enumerate(active) if states[m]['status'] == 'running' and not last]
-        for j, m in enumerate(active):
-            if j not in keep: finish(m)
-        if len(keep) < len(active):
-            active[:] = [active[j] for j in keep]
-            if active: opt.keep(keep)
-
-    def save():
-        for m in active:
-            states[m]['elapsed'] = elapsed()
-            write_jsonl(run_dirs[m] / 'metrics.jsonl', states[m]['log'])
-        if cfg.ckpt_every: _save_cohort(_ckpt_path(cohort_dir, cid), cfgs, active, opt, states, elapsed())
-
-    while active:
-        st0 = states[active[0]]  # members move in lockstep: one member's step and bookkeeping stand for all
-        step = st0['step']
-        lrs = [get_lr(step, cfgs[m]) for m in active]
-        last = step == cfg.max_iters
-        # --- evaluate, probe, checkpoint (each at most once per step, also across a resume)
-        if (step % cfg.eval_every == 0 or last) and st0['last_eval'] < step:
-            for m, lr, val in zip(active, lrs, evaluate_cohort(opt.params, cfg, val_batches, autocast, fwd)):
-                _check_eval(states[m], cfgs[m], step, val)
-                states[m]['last_eval'] = step
-                _record(states[m], step, cfgs[m], lr=lr, val_loss=val)
-        if cfg.probe_every and (step % cfg.probe_every == 0 or last) and st0['last_probe'] < step:
-            for j, (m, lr) in enumerate(zip(active, lrs)):
-                model.load_state_dict(member_state_dict(opt.params, j))
-                states[m]['last_probe_stats'] = run_probes(model, val_batches[0][0], autocast)
-                states[m]['last_probe'] = step
-                _record(states[m], step, cfgs[m], lr=lr, **states[m]['last_probe_stats'])
-        let_go(last)
-        if not active: break
-        st0, lrs = states[active[0]], [get_lr(step, cfgs[m]) for m in active]
-        if cfg.ckpt_every and step > 0 and step % cfg.ckpt_every == 0 and st0.get('ckpt_step') != step:
-            for m in active: states[m]['ckpt_step'] = step
-            save()
-        # --- forward, backward, clip, step
-        x, y = _train_batch(data, cfg, [cfgs[m].seed for m in active], step, device)
-        with autocast: loss = fwd(opt.params, cfg, x, y)
-        loss.sum().backward()  # members are independent: each one's gradient is that of its own loss
-        norm = opt.clip_(cfg.grad_clip)
-        opt.step(lrs)
-        # --- log
-        lossf, normf = torch.stack([loss.detach().float(), norm]).tolist()  # one sync for all members
-        for m, lr, l, gn in zip(active, lrs, lossf, normf):
-            st = states[m]
-            if not math.isfinite(l): _diverge(st, step, 'non-finite training loss')
-            elif l > st['max_train_loss']: st['max_train_loss'], st['max_train_loss_step'] = l, step
-            if step % cfg.log_every == 0 or not math.isfinite(l):
-                _record(st, step, cfgs[m], lr=lr, train_loss=l, grad_norm=gn)
-            st['step'] = step + 1 if st['status'] == 'running' else step
-        let_go(False)
-        bar.update(1); bar.set_postfix(members=len(active))
-
-    bar.close()
+    cohort = _Cohort(cfgs, run_dirs, summaries, active, device, data, _ckpt_path(cohort_dir, cid))
+    try: cohort.resume(); cohort.open_trackers(); cohort.run(progress)
+    finally: cohort.close()
     if not keep_ckpt:
         _ckpt_path(cohort_dir, cid).unlink(missing_ok=True)
         remove_stale_tmp(_ckpt_path(cohort_dir, cid))
@@ -354,10 +417,3 @@ def train_cohort(cfgs: list,       # `RunConfig`s equal in every field but lr an
             try: cohort_dir.rmdir()
             except OSError: pass  # not empty: something else lives there
     return summaries
-
-def _cohort_bar(cfgs, initial, progress):
-    from tqdm.auto import tqdm
-    disable = (not sys.stderr.isatty()) if progress is None else not progress
-    lrs = sorted({c.lr for c in cfgs})
-    return tqdm(total=cfgs[0].max_iters, initial=initial, disable=disable, unit='step', dynamic_ncols=True,
-                desc=f"{cfgs[0].qk_norm} cohort of {len(cfgs)} lr={lrs[0]:g}..{lrs[-1]:g}")

@@ -6,20 +6,23 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/config.html.md"""
 
 # %% ../nbs/00_config.ipynb #9ecbc8e3
 from __future__ import annotations
-import dataclasses, difflib, json, math, os
+import ast, dataclasses, difflib, json, math, os
 from dataclasses import dataclass, field, fields, asdict
 from pathlib import Path
 from .files import json_safe
 
 # %% auto #0
-__all__ = ['QK_NORMS', 'TOKENIZERS', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'PRESETS',
-           'RUNTIME_FIELDS', 'COHORT_FIELDS', 'ConfigError', 'RunConfig', 'is_int', 'is_num', 'validate', 'make_config',
-           'default_values', 'run_identity', 'resolve_device']
+__all__ = ['QK_NORMS', 'TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES',
+           'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'COHORT_FIELDS', 'TRAIN_PARAMS', 'COHORT_PARAMS',
+           'ConfigError', 'RunConfig', 'is_int', 'is_num', 'check_dataset', 'validate', 'make_config', 'saved_config',
+           'default_values', 'run_identity', 'read_literal', 'check_params', 'config_from_params', 'cohort_from_params',
+           'resolve_device']
 
 # %% ../nbs/00_config.ipynb #f9f5492a
 QK_NORMS = ('none', 'layernorm', 'rmsnorm', 'l2')  # METHODS.md: off, Wortsman/Dehghani, OLMo 2 / Qwen3, Henry et al.
-TOKENIZERS = ('bytes', 'gpt2')
-CORPORA = ('builtin', 'tinystories', 'fineweb-edu')  # or a path to a local .txt/.jsonl/.parquet file or folder
+TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
+HUB_CORPORA = ('tinystories', 'fineweb-edu')  # streamed from the Hugging Face hub (data.HUB says from where)
+CORPORA = ('builtin',) + HUB_CORPORA  # or a path to a local .txt/.jsonl/.parquet file or folder
 DTYPES = ('float32', 'bfloat16')
 ATTN_IMPLS = ('sdpa', 'math')
 DEVICES = ('auto', 'cpu', 'cuda', 'mps')
@@ -76,7 +79,7 @@ class RunConfig:
     probe_every: int = 25     # steps between probes (attention logits, entropy, outliers); 0 = never
     ckpt_every: int = 100     # steps between checkpoints; 0 = never (a killed run starts over)
     log_every: int = 5        # steps between train-loss lines in metrics.jsonl
-    diverge_patience: int = 3 # evaluations in a row with val loss >= l0 that end the run as diverged
+    hopeless_after: float = 1.0  # fraction of max_iters after which val loss >= l0 ends a run as failed; 1 = never (04b_runstate)
     loss_targets: list = field(default_factory=lambda: [2.5, 2.0, 1.5])  # record the first step below each
     log_to: str = 'none'      # also log the run to 'tensorboard' (event files in the run folder) or 'wandb'; 'none'
 
@@ -129,15 +132,16 @@ def _check_choice(name, v, choices):
 # %% ../nbs/00_config.ipynb #4ca2c8a8
 _RANGES = dict(n_layer=(1,), n_head=(1,), n_embd=(1,), block_size=(2,), batch_size=(1,), max_iters=(1,),
                token_budget=(0,), warmup_iters=(0,), eval_every=(1,), eval_iters=(1,), probe_every=(0,),
-               ckpt_every=(0,), log_every=(1,), threads=(0,), diverge_patience=(1,), seed=(0,), train_tokens=(1,), val_tokens=(1,),
+               ckpt_every=(0,), log_every=(1,), threads=(0,), hopeless_after=(0, 1, True), seed=(0,), train_tokens=(1,), val_tokens=(1,),
                lr=(0, None, True), min_lr_ratio=(0, 1), beta1=(0, 1, False, True), beta2=(0, 1, False, True),
                eps=(0, None, True), weight_decay=(0,), grad_clip=(0,), dropout=(0, 1, False, True), z_loss=(0,))
 
-def _check_dataset(name, v, allow_empty=False):
-    if allow_empty and v == '': return
-    if v in CORPORA: return
-    if v and Path(v).expanduser().exists(): return
-    _fail(f"{name}={v!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
+def check_dataset(v: str, # a corpus name or a local path
+                  name: str = 'dataset', # the field, for the message
+                  error=ConfigError): # the exception to raise: `data` raises its own `DataError`
+    "Raise `error` unless `v` is a known corpus or an existing file or folder: the one 'unknown corpus' check."
+    if v in CORPORA or (v and Path(v).expanduser().exists()): return
+    raise error(f"{name}={v!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
 
 def validate(c: RunConfig) -> RunConfig:
     "Raise `ConfigError` naming the first bad field of `c`; return `c` when all is well."
@@ -154,8 +158,8 @@ def validate(c: RunConfig) -> RunConfig:
     if c.warmup_iters > c.max_iters: _fail(f"warmup_iters={c.warmup_iters} is larger than max_iters={c.max_iters}")
     for n in ('train_tokens', 'val_tokens'):
         if getattr(c, n) <= c.block_size: _fail(f"{n}={getattr(c, n)} must be larger than block_size={c.block_size}")
-    _check_dataset('dataset', c.dataset)
-    _check_dataset('val_dataset', c.val_dataset, allow_empty=True)
+    check_dataset(c.dataset)
+    if c.val_dataset: check_dataset(c.val_dataset, 'val_dataset')
     return c
 
 # %% ../nbs/00_config.ipynb #36a20b5d
@@ -173,10 +177,13 @@ PRESETS = {
                   fused=True, tf32=True, pin_memory=True),
 }
 
-def _unknown(name, known):
+def _unknown(name, known, what='config field', listed='Known fields'):
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ''
-    return ConfigError(f"unknown config field {name!r}{hint} Known fields: {', '.join(known)}")
+    return ConfigError(f"unknown {what} {name!r}{hint} {listed}: {', '.join(known)}")
+
+REMOVED_FIELDS = {'diverge_patience': "runs now train to their budget unless their loss is non-finite; "
+                                      "see hopeless_after for an opt-in early stop"}  # field -> why it went
 
 def make_config(preset: str|None = 'cpu', # a key of `PRESETS`, or None for the dataclass defaults
                 base: RunConfig|None = None, # start from this config instead of a preset
@@ -184,6 +191,7 @@ def make_config(preset: str|None = 'cpu', # a key of `PRESETS`, or None for the 
     "Build a validated `RunConfig` from a preset (or `base`) plus `overrides`; any field can be overridden."
     known = [f.name for f in fields(RunConfig)]
     for k in overrides:
+        if k in REMOVED_FIELDS: raise ConfigError(f"config field {k!r} was removed: {REMOVED_FIELDS[k]}")
         if k not in known: raise _unknown(k, known)
     if base is not None: d = base.to_dict()
     elif preset is None: d = {}
@@ -192,6 +200,11 @@ def make_config(preset: str|None = 'cpu', # a key of `PRESETS`, or None for the 
     d.update(overrides)
     if 'token_budget' not in overrides and 'max_iters' in overrides: d['token_budget'] = 0  # explicit steps win
     return RunConfig(**d)
+
+# %% ../nbs/00_config.ipynb #972a7aed
+def saved_config(d: dict) -> RunConfig:
+    "The `RunConfig` of a run folder's `config.json`, also one written before a field was removed (`REMOVED_FIELDS`)."
+    return make_config(None, **{k: v for k, v in d.items() if k not in REMOVED_FIELDS})
 
 # %% ../nbs/00_config.ipynb #3a872c63
 RUNTIME_FIELDS = ('threads', 'device', 'data_dir', 'log_to')  # how and where a run computes, not what: a resume may change them
@@ -203,8 +216,62 @@ def default_values() -> dict:
 
 def run_identity(cfg: dict) -> dict:
     "What makes a run that run: `cfg` with defaults for fields added since it was written, without `RUNTIME_FIELDS`."
-    d = default_values() | cfg
+    d = default_values() | {k: v for k, v in cfg.items() if k in _TYPES}  # a field since removed cannot make runs differ
     return json.loads(json.dumps(json_safe({k: v for k, v in d.items() if k not in RUNTIME_FIELDS})))
+
+# %% ../nbs/00_config.ipynb #e02766e4
+TRAIN_PARAMS = ('preset', 'out_dir')  # nbs/10_train.ipynb's parameters besides RunConfig's fields
+COHORT_PARAMS = ('preset', 'lrs', 'seeds', 'out_dirs', 'cohort_dir')  # nbs/11_cohort.ipynb's (lrs, seeds, out_dirs: one per member)
+
+def read_literal(name: str, # the parameter, for the message
+                 v): # its value as papermill passed it
+    "A list given as a string (papermill's `-p x '[2.5, 2.0]'` passes the text) read back as a Python literal; else `v`."
+    if not (isinstance(v, str) and v.strip().startswith(('[', '('))): return v
+    try: return ast.literal_eval(v)
+    except (ValueError, SyntaxError): _fail(f"{name}={v!r} is not a Python list, e.g. '[2.5, 2.0]'")
+
+def check_params(params: dict, extra: tuple = ()):
+    "Raise `ConfigError` for a name in `params` that is neither a `RunConfig` field nor in `extra`, naming the closest."
+    known = [*extra, *_TYPES]
+    for k in params:
+        if k not in known: raise _unknown(k, known, 'parameter', 'Parameters')
+
+def config_from_params(params: dict, # 'preset' (None: the dataclass defaults), RunConfig fields (None: the preset's), `extra`
+                       extra: tuple = TRAIN_PARAMS, # the runner's own parameters, which are not config fields
+                      ) -> RunConfig:
+    "The validated config a runner notebook's parameters describe; an unknown name or a bad value fails, naming it."
+    check_params(params, extra)
+    for k in ('preset', 'out_dir', 'cohort_dir'):
+        if params.get(k) is not None and not isinstance(params[k], (str, os.PathLike)): _fail(f"{k}={params[k]!r} must be a string")
+    overrides = {k: read_literal(k, v) if _TYPES[k] == 'list' else v for k, v in params.items() if k in _TYPES and v is not None}
+    return make_config(params.get('preset'), **overrides)
+
+# %% ../nbs/00_config.ipynb #8b7aec71
+def _member_list(name, v, ok, what) -> list:
+    items = read_literal(name, v)
+    items = list(items) if isinstance(items, (list, tuple)) else [items]
+    if not items or not all(map(ok, items)): _fail(f"{name}={v!r} must be {what}")
+    return items
+
+def cohort_from_params(params: dict, # nbs/11_cohort.ipynb's parameters: `COHORT_PARAMS` and RunConfig fields but `lr`
+                      ) -> tuple[list[RunConfig], list]:
+    "The members' configs and run folders (`[]`: none given) a cohort runner's parameters describe; bad ones fail, naming them."
+    check_params(params, COHORT_PARAMS)
+    if params.get('lr') is not None: _fail(f"lr={params['lr']!r}: give the members' learning rates as lrs")
+    base = config_from_params({k: v for k, v in params.items() if k not in COHORT_FIELDS}, COHORT_PARAMS)
+    seeds_from = 'seeds' if params.get('seeds') is not None else 'seed'
+    seeds = params.get(seeds_from)
+    lrs = _member_list('lrs', params.get('lrs'), is_num, 'a number or a list of numbers')
+    seeds = _member_list(seeds_from, base.seed if seeds is None else seeds, is_int, 'an int or a list of ints')
+    K = max(len(lrs), len(seeds))
+    for name, v in (('lrs', lrs), ('seeds', seeds)):
+        if len(v) not in (1, K): _fail(f"{name}={v!r} must hold one value, or one per member ({K})")
+    configs = [base.replace(lr=lrs[k % len(lrs)], seed=seeds[k % len(seeds)]) for k in range(K)]  # validates each member
+    out_dirs = read_literal('out_dirs', params.get('out_dirs')) or []
+    if not isinstance(out_dirs, (list, tuple)) or not all(isinstance(d, (str, os.PathLike)) for d in out_dirs):
+        _fail(f"out_dirs={out_dirs!r} must be a list of folders, one per member")
+    if out_dirs and len(out_dirs) != K: _fail(f"out_dirs={out_dirs!r} must hold one folder per member ({K})")
+    return configs, list(out_dirs)
 
 # %% ../nbs/00_config.ipynb #517881ad
 def resolve_device(device: str = 'auto') -> str:

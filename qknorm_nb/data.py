@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/data.html.md"""
 
 # %% ../nbs/01_data.ipynb #0344c78a
 from __future__ import annotations
-import hashlib, itertools, json, os, random, re, shutil, socket, threading, time, uuid, warnings
+import hashlib, itertools, json, os, re, shutil, socket, threading, time, uuid, warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,404 +14,18 @@ from urllib.parse import urlparse
 import numpy as np
 import torch
 from .files import sha256
+from .config import CORPORA, HUB_CORPORA, TOKENIZERS, check_dataset
+from .stories import builtin_stories, BUILTIN_VERSION  # the builtin corpus (nbs/01a_stories)
 
 # %% auto #0
-__all__ = ['BUILTIN_VERSION', 'EOT_MARKER', 'LOCAL_SUFFIXES', 'HOLDOUT_EVERY', 'HUB', 'CORPORA', 'SPLITS', 'GPT2_RANKS_URL',
-           'GPT2_RANKS_SHA256', 'TOKENIZERS', 'FORMAT_VERSION', 'MIN_TOKENS', 'DataError', 'builtin_stories',
-           'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path', 'seed_tiktoken_cache', 'ByteTokenizer',
-           'TiktokenTokenizer', 'get_tokenizer', 'default_cache_dir', 'Prepared', 'prepare', 'get_batch']
+__all__ = ['EOT_MARKER', 'LOCAL_SUFFIXES', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GPT2_RANKS_URL', 'GPT2_RANKS_SHA256',
+           'FORMAT_VERSION', 'MIN_TOKENS', 'DataError', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path',
+           'seed_tiktoken_cache', 'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'default_cache_dir',
+           'Prepared', 'prepare', 'get_batch']
 
 # %% ../nbs/01_data.ipynb #f16f89b3
 class DataError(ValueError):
     "A data source, tokenizer or cache cannot be used; the message says why and what to do instead."
-
-# %% ../nbs/01_data.ipynb #b591f794
-BUILTIN_VERSION = 1  # bump when the generator changes: it is part of the cache key
-
-_GIRLS = ('Lily Mia Emma Sara Lucy Anna Zoe Ella Ruby Sophie Amy Chloe Grace Daisy Rosie Molly Kate Jane Ivy Nora '
-          'Maya Lena Alice Hannah Rita Tina Nina Clara Julia Eva Ava Bella Olive Hazel Poppy Luna Sue Kim Jill May '
-          'Rose Iris Fiona Gina Holly Jenny Kelly Laura Megan Nancy Olivia Penny Quinn Rachel Sally Tessa Uma Vera '
-          'Wendy Yara Abby Beth Cora Dora Elsa Fay Gwen Heidi Isla Jade Kara Leah Mila Nell Pia Rena Tara Willa').split()
-_BOYS = ('Tom Ben Max Sam Tim Leo Jack Finn Jake Noah Luke Adam Ryan Eli Dan Bob Joe Owen Alex Oscar '
-         'Henry Ollie Mark Paul Pete Timmy Billy Jimmy Toby Hugo Kai Ned Ted Ravi Omar Carl Evan Ian Liam Milo '
-         'Andy Bruno Chris David Eddie Frank George Harry Ivan Jonah Kevin Leon Mike Nick Oliver Patrick Ralph Simon '
-         'Theo Victor Walter Zack Arlo Caleb Dexter Felix Gus Jasper Louis Marco Nate Otto Rory Seth Wes Yuri').split()
-_PETS = ('Spot Buddy Fluffy Coco Pip Rex Bubbles Sunny Patch Whiskers Nibbles Dot Ziggy Pepper Muffin Biscuit '
-         'Sparky Snowy Honey Peanut Cookie Bingo Lucky Rusty Tiger Shadow Squeaky Hoppy Fuzzy Button '
-         'Pebble Mittens Socks Ginger Maple Clover Acorn Bean Noodle Pickle Waffle Jelly Tuffy Blue Star Misty').split()
-_ANIMALS = {'dog': 'dogs', 'puppy': 'puppies', 'cat': 'cats', 'kitten': 'kittens', 'bunny': 'bunnies',
-            'bird': 'birds', 'duck': 'ducks', 'frog': 'frogs', 'bear': 'bears', 'fox': 'foxes', 'mouse': 'mice',
-            'owl': 'owls', 'squirrel': 'squirrels', 'pig': 'pigs', 'cow': 'cows', 'horse': 'horses',
-            'lamb': 'lambs', 'monkey': 'monkeys', 'lion': 'lions', 'elephant': 'elephants', 'hen': 'hens',
-            'goat': 'goats', 'hedgehog': 'hedgehogs', 'penguin': 'penguins', 'parrot': 'parrots', 'bee': 'bees',
-            'turtle': 'turtles', 'seal': 'seals', 'deer': 'deer', 'raccoon': 'raccoons', 'zebra': 'zebras',
-            'tiger': 'tigers', 'panda': 'pandas', 'koala': 'koalas', 'snail': 'snails', 'crab': 'crabs'}
-_ANIMAL_KINDS = list(_ANIMALS)
-_TRAITS = ('kind brave shy curious happy clever silly friendly gentle cheerful playful grumpy sleepy busy '
-           'little small tiny fluffy quiet loud smart funny proud careful lazy bouncy sweet young').split()
-_HELPERS = [('Mom', 'f'), ('Dad', 'm'), ('Grandma', 'f'), ('Grandpa', 'm'), ('her big sister', 'f'),
-            ('his big brother', 'm'), ('the teacher', 'f'), ('a wise old owl', 'm'), ('the kind farmer', 'm'),
-            ('Aunt Rose', 'f'), ('Uncle Joe', 'm'), ('the old lady next door', 'f'), ('Mr. Brown', 'm'),
-            ('Mrs. Green', 'f'), ('a friendly giant', 'm'), ('the park ranger', 'f'), ('Nana', 'f'),
-            ('Papa', 'm'), ('the baker', 'm'), ('Miss Hill', 'f')]
-_PLACES = [('park', 'at', 'the swings'), ('beach', 'on', 'the sand'), ('forest', 'in', 'the tall trees'),  # (place, preposition, a thing there)
-           ('garden', 'in', 'the flowers'), ('farm', 'on', 'the red barn'), ('lake', 'by', 'the water'),
-           ('hill', 'on', 'the soft grass'), ('playground', 'at', 'the slide'), ('school', 'at', 'the classroom'),
-           ('library', 'in', 'the shelves of books'), ('zoo', 'at', 'the monkeys'), ('backyard', 'in', 'the old tree'),
-           ('kitchen', 'in', 'the big table'), ('attic', 'in', 'the old boxes'), ('meadow', 'in', 'the tall grass'),
-           ('river', 'by', 'the rocks'), ('pond', 'by', 'the lily pads'), ('market', 'at', 'the fruit stands'),
-           ('town square', 'in', 'the fountain'), ('castle', 'in', 'the big hall'), ('jungle', 'in', 'the vines'),
-           ('mountain', 'on', 'the path'), ('cave', 'in', 'the dark corner'), ('island', 'on', 'the palm trees'),
-           ('bakery', 'at', 'the warm oven'), ('toy shop', 'at', 'the toy shelves'), ('field', 'in', 'the daisies'),
-           ('woods', 'in', 'the bushes'), ('harbor', 'at', 'the boats'), ('living room', 'in', 'the sofa'),
-           ('camp', 'at', 'the tents'), ('orchard', 'in', 'the apple trees'), ('farmers market', 'at', 'the carts'),
-           ('snowy hill', 'on', 'the snow'), ('sandbox', 'in', 'the sand'), ('pet shop', 'at', 'the fish tanks')]
-_OBJECTS = [('ball', 'kick it'), ('kite', 'fly it'), ('teddy bear', 'hug it'), ('doll', 'dress it up'),  # (object, what you do with it)
-            ('toy car', 'race it'), ('hat', 'wear it'), ('balloon', 'hold it'), ('book', 'read it'),
-            ('box of crayons', 'draw with it'), ('stone', 'look at it'), ('shell', 'listen to it'),
-            ('bike', 'ride it'), ('wagon', 'pull it'), ('drum', 'bang it'), ('whistle', 'blow it'),
-            ('blanket', 'sit on it'), ('umbrella', 'open it'), ('toy boat', 'sail it'), ('toy train', 'push it'),
-            ('robot', 'wind it up'), ('puzzle', 'put it together'), ('scarf', 'wear it'), ('bucket', 'fill it'),
-            ('shovel', 'dig with it'), ('jar', 'fill it'), ('spoon', 'stir with it'), ('flute', 'play it'),
-            ('jump rope', 'jump with it'), ('bell', 'ring it'), ('ribbon', 'tie it'), ('cup', 'drink from it'),
-            ('map', 'follow it'), ('key', 'turn it'), ('basket', 'carry it'), ('feather', 'wave it'),
-            ('necklace', 'wear it'), ('ring', 'wear it'), ('sock', 'wear it'), ('truck', 'push it'),
-            ('clock', 'wind it'), ('lamp', 'light it'), ('paintbrush', 'paint with it'), ('sled', 'ride it'),
-            ('flower', 'smell it'), ('coin', 'flip it'), ('yo-yo', 'spin it'), ('top', 'spin it'),
-            ('guitar', 'play it'), ('pillow', 'sleep on it'), ('wand', 'wave it'), ('crown', 'wear it')]
-_COLORS = 'red blue green yellow pink purple orange white black brown gold silver'.split()
-_LOOKS = 'shiny soft new old round bright striped sparkly little big funny pretty special spotted tiny magic'.split()
-_FOODS = ('cookies cake pie soup bread muffins pancakes sandwiches apples cherries grapes carrots berries '
-          'popcorn pizza cupcakes buns noodles oranges plums pears peas eggs biscuits').split()
-_FEARS = [('the dark', 'the lights went out'), ('thunder', 'the thunder boomed'),  # (fear, the moment it comes)
-          ('the big dog next door', 'the big dog barked at the gate'), ('deep water', 'it was time to swim'),
-          ('the tall slide', 'it was time to go down the slide'), ('bees', 'a bee buzzed by'),
-          ('the loud vacuum', 'the vacuum roared'), ('the first day of school', 'the school bell rang'),
-          ('the shadows on the wall', 'the shadows began to move'), ('the doctor', 'the doctor came in'),
-          ('the wind', 'the wind howled outside'), ('spiders', 'a spider came down from the roof')]
-_BREAKABLES = 'vase cup plate lamp jar bowl window mirror picture frame flower pot teapot clock toy plane'.split()
-_WEATHER = ('sunny', 'warm', 'windy', 'cold', 'bright', 'cloudy', 'snowy', 'rainy', 'quiet', 'beautiful', 'foggy')
-_TIMES = ('morning', 'afternoon', 'evening', 'day', 'summer day', 'winter day', 'spring morning', 'fall day')
-
-# %% ../nbs/01_data.ipynb #7cc6137b
-_FILLERS = dict(
-    very=('very', 'so', 'really', 'very, very', 'super', 'quite'),
-    then=('Then', 'After that', 'Soon', 'Next', 'A moment later', 'Before long', 'Suddenly', 'Just then'),
-    said=('said', 'cried', 'shouted', 'whispered', 'called', 'replied', 'exclaimed', 'answered', 'yelled'),
-    asked=('asked', 'wondered', 'said', 'called'),
-    smiled=('smiled', 'grinned', 'laughed', 'giggled', 'beamed', 'nodded'),
-    happy=('happy', 'glad', 'joyful', 'cheerful', 'excited', 'thrilled', 'proud', 'delighted'),
-    sad=('sad', 'upset', 'unhappy', 'gloomy', 'worried', 'teary', 'lonely'),
-    scared=('scared', 'afraid', 'frightened', 'nervous', 'shaky'),
-    big=('big', 'huge', 'giant', 'tall', 'massive'),  # all take 'a'
-    nice=('nice', 'kind', 'good', 'sweet', 'helpful', 'caring', 'gentle'),
-    fun=('fun', 'a great time', 'lots of fun', 'the best time', 'so much fun'),
-    looked=('looked', 'searched', 'peeked', 'checked', 'hunted'),
-    ran=('ran', 'hurried', 'rushed', 'raced', 'skipped', 'hopped', 'walked'),
-    played=('played', 'laughed', 'ran around', 'sang songs', 'danced', 'told jokes', 'had a picnic', 'played games'),
-    spot=('under the bed', 'behind the sofa', 'in the grass', 'under a bush', 'in a hole', 'by the door',
-          'on a high shelf', 'inside a box', 'under a leaf', 'next to a rock', 'in the mud', 'in a tree',
-          'behind the fence', 'under the table', 'in a puddle', 'near the pond'),
-    hug=('gave a big hug to', 'hugged', 'thanked', 'smiled at', 'waved at'),
-    activity=('play tag', 'build a sandcastle', 'look for bugs', 'paint pictures', 'sing songs', 'play hide and seek',
-              'jump in puddles', 'pick flowers', 'feed the ducks', 'climb the hill', 'read a story', 'draw with chalk',
-              'dance in the sun', 'play catch', 'ride bikes', 'splash in the water', 'count the stars',
-              'collect leaves', 'build a tower of blocks', 'play dress-up', 'have a tea party', 'look at the clouds',
-              'chase butterflies', 'dig for treasure', 'blow bubbles', 'make a snowman', 'plant seeds',
-              'watch the boats', 'roll down the hill', 'skip stones', 'go on a treasure hunt', 'make a card',
-              'play music', 'put on a show', 'build a fort', 'play with clay', 'make paper boats', 'hunt for shells',
-              'swing on the swings', 'play in the leaves', 'race paper planes', 'bake cookies'),
-    things=('flowers', 'butterflies', 'birds', 'trees', 'clouds', 'rocks', 'shells', 'leaves', 'bugs', 'ants',
-            'frogs', 'fish', 'bees', 'apples', 'mushrooms', 'puddles', 'snails', 'ducks', 'boats', 'kites',
-            'balloons', 'acorns', 'pinecones', 'daisies', 'berries', 'feathers', 'pebbles', 'tulips', 'worms', 'stars'),
-    doing=('sleeping in the sun', 'hopping on the grass', 'singing in a tree', 'eating a snack', 'swimming in the pond',
-           'chasing its tail', 'looking for food', 'building a nest', 'sitting on a log', 'rolling in the mud',
-           'playing with a leaf', 'drinking from a puddle', 'taking a nap', 'running in circles', 'digging a hole',
-           'watching the clouds', 'climbing a branch', 'jumping over a rock', 'splashing in the water'),
-    adj=('soft', 'bright', 'warm', 'quiet', 'pretty', 'tall', 'green', 'shiny', 'gentle', 'cozy', 'huge', 'tiny',
-         'colorful', 'sparkly', 'fluffy', 'round', 'smooth', 'sweet', 'fresh', 'busy', 'sleepy', 'wild', 'calm',
-         'golden', 'muddy', 'bumpy', 'noisy', 'lovely', 'strange'),
-    color=tuple(_COLORS),
-    animals=tuple(_ANIMALS.values()),
-    some=('some', 'many', 'lots of', 'a few', 'three', 'two', 'so many', 'five'),
-    sound=('a funny sound', 'a loud noise', 'a soft song', 'a little squeak', 'a happy laugh', 'a big splash',
-           'a strange buzz', 'a tiny voice', 'a knock', 'a rustle in the leaves'),
-    felt=('felt', 'was', 'looked', 'seemed'),
-    liked=('liked', 'loved', 'enjoyed'),
-)
-
-class _Slots(dict):
-    "A story's fields; a missing key is a filler, drawn afresh each time a template uses it."
-    def __init__(self, rng): super().__init__(); self.rng = rng
-    def __missing__(self, k): return self.rng.choice(_FILLERS[k])
-
-def _a(phrase): return ('an ' if phrase[0] in 'aeiou' else 'a ') + phrase
-
-def _pronouns(w, key, sex):
-    he, his, him = ('she', 'her', 'her') if sex == 'f' else ('he', 'his', 'him')
-    w.update({key + '_he': he, key + '_his': his, key + '_him': him, key + '_He': he.capitalize(), key + '_His': his.capitalize()})
-
-def _name(rng, names, used):
-    "A name from `names` that no one else in the story has."
-    name = rng.choice(names)
-    while name in used: name = rng.choice(names)
-    used.add(name); return name
-
-def _character(rng, w, key, used):
-    "Draw a child (70%) or an animal for role `key`: name, intro phrase and pronouns."
-    sex = rng.choice('fm')
-    if rng.random() < 0.7: names, kind = (_GIRLS, 'girl') if sex == 'f' else (_BOYS, 'boy')
-    else: names, kind = _PETS, rng.choice(_ANIMAL_KINDS)
-    name = _name(rng, names, used)
-    w[key], w[key + '_intro'] = name, f"{_a(rng.choice(_TRAITS))} {kind} named {name}"
-    _pronouns(w, key, sex)
-
-def _cast(rng) -> _Slots:
-    "All per-story fields: hero A, friend B, helper H, place, object, food, fear, ..."
-    w, used = _Slots(rng), set()
-    _character(rng, w, 'A', used); _character(rng, w, 'B', used)
-    h, sex = rng.choice(_HELPERS)
-    if h.startswith(('her ', 'his ')): h = w['A_his'] + h[3:]  # "her big sister" follows the hero's pronoun
-    w['H'] = h; _pronouns(w, 'H', sex)
-    place, prep, thing = rng.choice(_PLACES)
-    obj, use = rng.choice(_OBJECTS)
-    r = rng.random()
-    if r < 0.4: obj = f'{rng.choice(_COLORS)} {obj}'
-    elif r < 0.8: obj = f'{rng.choice(_LOOKS)} {obj}'
-    fear, fear_event = rng.choice(_FEARS)
-    w.update(place_n=place, place=f'the {place}', at=f'{prep} the {place}', thing=thing, obj=obj, an_obj=_a(obj),
-             use=use, food=rng.choice(_FOODS), weather=rng.choice(_WEATHER), time=rng.choice(_TIMES),
-             broke=rng.choice(_BREAKABLES), fear=fear, fear_event=fear_event, animal=rng.choice(_ANIMAL_KINDS),
-             a_box=_a(rng.choice(_COLORS) + ' box'), pet=_name(rng, _PETS, used), pet_kind=rng.choice(('dog', 'cat', 'bunny', 'puppy', 'kitten')))
-    return w
-
-# %% ../nbs/01_data.ipynb #7d1898cb
-_P = None  # paragraph break in a story shape
-
-_OPEN = ("Once upon a time, there was {A_intro}.", "One {time}, {A_intro} went to {place}.",
-         "There once was {A_intro} who lived near {place}.", "{A_intro} loved to play {at}.",
-         "Once upon a time, in a small town, there lived {A_intro}.", "Long ago, {A_intro} lived by {place}.",
-         "In a little house near {place}, there lived {A_intro}.", "{A_intro} woke up early one {time}.")
-_SCENE = ("", "", "It was a {weather} {time}.", "The sun was shining and the birds were singing.",
-          "The sky was blue and the air was fresh.", "{A} liked {thing} best of all.",
-          "Every day, {A} {played} {at}.", "{A_He} had a friend named {B}, who was {nice}.")
-_DETAIL = ("", "", "", "{A_He} saw {some} {color} {things} {at}.", "A {adj} {animal} was {doing} nearby.",
-           "The {place_n} was full of {adj} {things}.", "{A_He} {liked} the {adj} {things} and the {adj} {things}.",
-           "There were {some} {animals} {doing}.", "{A} heard {sound} and looked around.",
-           "{A_He} wanted to {activity} and {activity}.", "{A} {liked} to {activity} with {B}.",
-           "Near {thing}, {A_he} saw {some} {adj} {things}.", "It was a {adj}, {adj} {time}.",
-           "The wind was {adj} and the {things} were {adj}.", "{B} liked to {activity}, but {A} liked to {activity}.",
-           "{A} and {B} liked to {activity} {at}.", "{A_He} counted the {things}: one, two, three!",
-           "\"Look at the {things}!\" {A} {said}.", "\"Do you want to {activity}?\" {B} {asked}.",
-           "{A_He} {felt} {happy} when {A_he} could {activity}.")
-
-_SHAPES = [
-    [_OPEN, ("{A_He} had {an_obj}.", "{A} loved {A_his} {obj} {very} much.", "{A_His} favorite toy was {an_obj}."),  # lost and found
-     ("Every day, {A_he} liked to {use}.", "{A_He} took it everywhere {A_he} went.", ""), _SCENE, _P,
-     ("One day, {A} took {A_his} {obj} to {place}.", "One {time}, {A} and {A_his} {obj} went to {place}."),
-     ("{A_He} {played} and forgot about it.", "{A_He} put it down to look at {thing}."),
-     ("When {A_he} came back, the {obj} was gone!", "{then}, {A} saw that {A_his} {obj} was missing."),
-     ("{A} felt {sad}.", "{A} was {very} {sad} and started to cry.", "\"Oh no! Where is my {obj}?\" {A} {said}."), _P,
-     ("{B} saw {A} and came over.", "{then}, {B} came by.", "{B} heard {A} crying."),
-     ("\"Why are you {sad}?\" {B} {asked}.", "\"What is wrong?\" {B} {asked}."),
-     ("\"I lost my {obj},\" {A} {said}.", "{A} told {B} about the {obj}."),
-     ("\"Don't worry, I will help you find it!\" {B} {said}.", "\"Let's look together,\" {B} {said}."),
-     ("They {looked} {spot}. It was not there.", "They {looked} {spot} and {spot}."),
-     ("{then}, {B} saw something {spot}.", "At last, {B} found the {obj} {spot}!"), _P,
-     ("{A} was {very} {happy}.", "{A} {smiled} and jumped up and down."),
-     ("\"Thank you, {B}!\" {A} {said}.", "{A} {hug} {B}."),
-     ("From that day on, {A} always kept the {obj} close.", "They {played} together until the sun went down.",
-      "Now they {use} together every day."),
-     ("", "{A} learned that friends help each other.", "A good friend is always there to help.")],
-    [_OPEN, _SCENE, ("One day, {A} saw {an_obj} {at}.", "{A} wanted to get {an_obj}."),  # too high to reach
-     ("But it was stuck high up in a tree.", "But it was on top of a {big} shelf.", "But it was on the roof!"),
-     ("{A} was too small to reach it.", "{A_He} jumped and jumped, but {A_he} could not reach it."),
-     ("{A_He} tried to climb, but {A_he} slipped.", "{A_He} stretched up {very} high. It did not work.", ""),
-     ("{A} felt {sad}.", "\"I can't do it,\" {A} {said}."), _P,
-     ("{then}, {H} came by.", "{then}, {B} saw what was wrong."),
-     ("\"Can you help me?\" {A} {asked}.", "\"I want that {obj}, but it is too high,\" {A} {said}."),
-     ("\"Of course!\" {said} {H}.", "{H} {smiled}. \"Let me help.\""),
-     ("{H} reached up and got the {obj}.", "{H} brought a ladder and climbed up.", "{B} stood on a box and pushed it down."),
-     ("{A} was {very} {happy}.", "{A} {hug} {H}.", "\"Thank you!\" {A} {said}."), _P,
-     ("Now {A} could {use}.", "{A} {played} with the {obj} all day."),
-     ("{A} learned that it is okay to ask for help.", "Asking for help is a smart thing to do.", "")],
-    [_OPEN, _SCENE, ("{A} and {B} were best friends.", "{A} had a friend named {B}."),  # sharing
-     ("One day, they found {an_obj} {at}.", "One {time}, {B} brought {an_obj} to {place}."),
-     ("Both of them wanted it.", "{A} wanted to {use}, and so did {B}."),
-     ("\"It's mine!\" {A} {said}.", "\"Give it to me!\" {B} {said}."),
-     ("They pulled and pulled.", "They began to fight over it.", "They both grabbed it at the same time."),
-     ("", "Oh no! The {obj} fell in the mud.", "{then}, the {obj} broke."), _P,
-     ("{H} saw them and came over.", "{then}, {H} heard them."),
-     ("\"Why don't you share?\" {H} {asked}.", "\"You can take turns,\" {H} {said}.",
-      "\"Friends share their toys,\" {H} {said}."),
-     ("{A} and {B} looked at each other.", "{A} thought about it."),
-     ("\"You can go first,\" {A} {said}.", "\"Let's share,\" {B} {said}."), _P,
-     ("They took turns and had {fun}.", "They played together and it was {fun}."),
-     ("{A} and {B} were {happy} again.", "Sharing was more fun than fighting."),
-     ("", "From then on, they always shared.", "They learned that sharing makes everyone {happy}.")],
-    [_OPEN, ("{A} was {scared} of {fear}.", "{A} did not like {fear}."), _SCENE,  # fear
-     ("One {time}, {fear_event}.", "One night, {fear_event}.", "{then}, {fear_event}."),
-     ("{A} hid under the blanket.", "{A} ran to {H}.", "{A} began to shake."),
-     ("\"I am {scared}!\" {A} {said}.", "\"Help!\" {A} {said}."), _P,
-     ("{H} held {A_his} hand.", "{H} sat next to {A_him}.", "{H} {smiled} at {A_him}."),
-     ("\"There is nothing to be {scared} of,\" {H} {said}.", "\"Be brave. I am here,\" {H} {said}.",
-      "\"When I was little, I was {scared} too,\" {H} {said}."),
-     ("{A} took a deep breath.", "{A} counted to ten.", "{A} held {A_his} {obj} tight."), _P,
-     ("{A} was brave.", "Slowly, {A} was not {scared} anymore."),
-     ("{A_He} felt {very} {happy} and proud.", "\"I did it!\" {A} {said}."),
-     ("", "{A} learned that being brave feels good.", "From that day on, {A} was not {scared} of {fear}.")],
-    [_OPEN, _SCENE, ("One day, {A} went to {place}.", "One {time}, {A} {ran} to {place}."),  # a hurt animal
-     ("There, {A_he} found a little {animal}.", "{A_He} heard a small noise {spot}. It was a little {animal}!"),
-     ("The {animal} was hurt.", "The {animal} was lost and alone.", "The {animal} was stuck {spot}."),
-     ("It looked {very} {sad}.", "It was cold and hungry.", ""),
-     ("\"Poor {animal},\" {A} {said}.", "\"Don't be {scared}, I will help you,\" {A} {said}."), _P,
-     ("{A} took the {animal} home.", "{A} called {H}."),
-     ("{H} and {A} gave it some {food}.", "{H} helped {A} make a little bed for it.", "They gave it water and a warm blanket."),
-     ("Soon the {animal} felt better.", "The next day, the {animal} was strong again."),
-     ("It began to play with {A}.", "It jumped and played with {A}."), _P,
-     ("{A} named it {pet}.", "The {animal} became {A_his} best friend.", "{A} let it go back home, and it came to visit every day."),
-     ("{A} was {happy} that {A_he} helped.", "They {played} together every day."),
-     ("", "Being kind to animals is a good thing.", "A little kindness goes a long way.")],
-    [_OPEN, _SCENE, ("One day, {A} was playing with {A_his} {obj} in the house.", "{A} liked to {use} inside, even if {H} said no."),  # a mistake
-     ("{A_He} was not careful.", "{A_He} ran too fast.", "{A_He} threw it too high."),
-     ("Crash! {A_He} broke the {broke}.", "Oh no! The {broke} fell and broke."),
-     ("{A} was {scared}.", "{A} felt {very} {scared}."),
-     ("{A_He} hid the pieces {spot}.", "{A_He} did not tell anyone.", "{A_He} ran to {A_his} room."), _P,
-     ("{then}, {H} came in.", "Later, {H} saw the broken {broke}."),
-     ("\"What happened to the {broke}?\" {H} {asked}.", "\"Who broke the {broke}?\" {H} {asked}."),
-     ("{A} felt bad inside.", "{A} wanted to hide, but {A_he} knew it was wrong."),
-     ("\"I did it. I am sorry,\" {A} {said}.", "\"It was me. I was not careful,\" {A} {said}."), _P,
-     ("{H} gave {A_him} a hug.", "{H} {smiled}."),
-     ("\"Thank you for telling the truth,\" {H} {said}.", "\"I am proud of you for being honest,\" {H} {said}."),
-     ("Together they fixed the {broke}.", "They cleaned up the pieces together.", ""),
-     ("{A} learned that it is best to tell the truth.", "Telling the truth is always the right thing to do.")],
-    [_OPEN, ("{A} and {B} wanted to go to {place}.", "{A} had a plan to visit {place} with {B}."),  # rain
-     ("They wanted to {use} there.", "They wanted to have a picnic with {food}.", ""),
-     ("But when they woke up, it was raining.", "{then}, dark clouds came and it began to rain."),
-     ("{A} was {sad}.", "\"Now we can't go,\" {A} {said}.", "{A} looked out of the window and sighed."), _P,
-     ("{H} had an idea.", "{then}, {H} came in with a {big} smile."),
-     ("\"Let's make a fort inside!\" {H} {said}.", "\"We can have a picnic in the living room,\" {H} {said}.",
-      "\"Let's bake some {food}!\" {H} {said}."),
-     ("They used pillows and blankets.", "They got out the bowls and spoons.", "They sat on the floor with {food}."),
-     ("{A} and {B} {played} and had {fun}.", "It was {fun}."), _P,
-     ("When the rain stopped, there was a rainbow.", "Soon the sun came out again.", ""),
-     ("{A} {smiled}. \"This was the best day!\" {A_he} {said}.", "{A} was {happy} after all."),
-     ("", "Even a rainy day can be a good day.", "They learned to make the best of things.")],
-    [_OPEN, _SCENE, ("One {time}, {A} found {a_box} {at}.", "One day, {A} saw something shiny {spot}."),  # a discovery
-     ("{A_He} was {very} curious.", "\"What is this?\" {A} {asked}."),
-     ("{A_He} called {B} to come and see.", "{A_He} {ran} to show {B}."), _P,
-     ("Together they opened it.", "{B} helped {A} lift the lid.", "They looked inside."),
-     ("Inside was {an_obj}!", "Inside, there was a note and {an_obj}.", "Inside were lots of {food}!"),
-     ("\"Wow!\" {A} and {B} {said}.", "{A} could not believe it."),
-     ("The note said, \"For a {nice} friend.\"", "It was a gift from {H}.", ""), _P,
-     ("{A} and {B} {played} with it all day.", "They shared it with everyone {at}."),
-     ("They were {very} {happy}.", "It was the best surprise ever."),
-     ("", "Good things come to those who are curious.", "Surprises are more fun with friends.")],
-    [_OPEN, ("{A} and {B} liked to race {at}.", "{A} loved to run fast."),  # a race
-     ("One day, {B} said, \"Let's race to {thing}!\"", "One {time}, they had a big race {at}."),
-     ("\"Ready, set, go!\" {H} {said}.", "They counted to three and ran."),
-     ("{A} was in front.", "{B} was fast, but {A} was faster.", "They ran as fast as they could."), _P,
-     ("{then}, {B} fell down.", "{then}, {B} tripped on a rock and hurt {B_his} knee."),
-     ("{B} began to cry.", "\"Ouch!\" {B} {said}."),
-     ("{A} stopped running.", "{A} could win, but {A_he} went back."),
-     ("{A} helped {B} get up.", "\"Are you okay?\" {A} {asked}."), _P,
-     ("They walked to the end together.", "They crossed the line together, side by side."),
-     ("{H} {smiled} and clapped.", "Everyone cheered for them."),
-     ("\"You are a true friend,\" {B} {said}.", "{B} {hug} {A}."),
-     ("", "Being kind is better than winning.", "A friend is more important than a race.")],
-    [_OPEN, _SCENE, ("One {time}, {A} and {H} decided to make {food}.", "{A} wanted to help {H} bake {food}."),  # baking
-     ("They got out a {big} bowl.", "They put on their aprons.", "{A} got flour, sugar and eggs."),
-     ("{A} mixed and mixed.", "{A} stirred the bowl with a spoon."),
-     ("Oops! Flour went everywhere.", "Oh no! {A} spilled the milk on the floor.", ""),
-     ("{A} laughed.", "{H} laughed too.", "They cleaned it up together."), _P,
-     ("They put the {food} in the oven.", "They waited and waited."),
-     ("Soon the house smelled {very} good.", "{then}, the {food} were ready!"),
-     ("\"Can we give some to {B}?\" {A} {asked}.", "{A} took some {food} to {B}."),
-     ("{B} said, \"Yum! Thank you!\"", "{B} was {very} {happy}."), _P,
-     ("They all ate together and {smiled}.", "Everyone had a {nice} time."),
-     ("", "Sharing food with friends is the best.", "Making things together is fun.")],
-    [_OPEN, ("{A} was new {at}.", "{A} and {A_his} family moved to a new house near {place}."),  # a new friend
-     ("{A_He} did not know anyone.", "{A_He} felt {very} {sad} and alone."),
-     ("{A_He} sat by {thing} all by {A_him}self.", "{A_He} watched the other kids {activity}."), _P,
-     ("{then}, {B} walked over.", "One {time}, {B} came up to {A_him}."),
-     ("\"Hi! I am {B}. What is your name?\" {B} {asked}.", "\"Do you want to play with me?\" {B} {asked}."),
-     ("{A} was shy, but {A_he} said yes.", "\"I am {A},\" {A} {said} in a small voice."),
-     ("They decided to {activity}.", "{B} showed {A} how to {activity}."),
-     ("Then they {played} {at}.", ""), _P,
-     ("{A} was not {sad} anymore.", "{A} {smiled} for the first time in days."),
-     ("From that day on, {A} and {B} were best friends.", "They met every day to {activity}."),
-     ("", "A kind word can make a new friend.", "Saying hello is the first step to a friendship.")],
-    [_OPEN, _SCENE, ("One day, {H} gave {A} a little seed.", "{A} found a seed {spot}."),  # a seed
-     ("{A} planted it in a pot.", "{A} dug a small hole and planted the seed."),
-     ("Every day, {A} gave it water.", "{A} watered it every {time}."), _P,
-     ("But nothing happened.", "{A} waited and waited, but nothing grew."),
-     ("\"When will it grow?\" {A} {asked}.", "{A} felt {sad} and wanted to give up."),
-     ("\"Be patient,\" {H} {said}. \"Good things take time.\"", "{H} {smiled}. \"Give it more time.\""), _P,
-     ("One {time}, {A} saw a tiny green leaf!", "{then}, a little green sprout came up."),
-     ("It grew and grew.", "Day by day, it got bigger."),
-     ("Soon there was a {big} {color} flower.", "Soon it was a little tree with {food} on it."),
-     ("{A} was {very} {happy}.", "{A} showed it to {B}, and {B} clapped."),
-     ("", "{A} learned to be patient.", "Patience makes things grow.")],
-    [_OPEN, ("{A} had a {pet_kind} named {pet}.", "{A_His} best friend was a little {pet_kind} named {pet}."),  # a lost pet
-     ("{pet} liked to {activity} with {A_him}.", "{A} and {pet} {played} every day.", ""), _P,
-     ("One {time}, {pet} was gone!", "One day, {A} could not find {pet}."),
-     ("{A} {looked} {spot} and {spot}.", "{A} called, \"{pet}! {pet}!\""),
-     ("{A} was {very} {scared}.", "{A} began to cry."),
-     ("{B} and {H} helped {A_him} look.", "{H} said, \"Let's look together.\""), _P,
-     ("They went to {place}.", "They {looked} all over {place}."),
-     ("{then}, they heard {sound}.", "{then}, {A} saw a little tail {spot}."),
-     ("It was {pet}!", "There was {pet}, {doing}!"),
-     ("{A} ran to {pet} and hugged {A_his} {pet_kind}.", "{A} picked up {pet} and laughed."), _P,
-     ("They all went home together.", "That night, {pet} slept next to {A}."),
-     ("", "{A} was {very} {happy} to have {pet} back.", "Friends never give up on each other.")],
-    [_OPEN, ("{A} liked to brag.", "{A} thought {A_he} was the best at everything."),  # a boast
-     ("\"I am the fastest {at}!\" {A} {said}.", "\"Nobody can {activity} like me!\" {A} {said}."),
-     ("The others did not like this.", "{B} felt {sad} when {A} bragged."), _P,
-     ("One day, there was a contest {at}.", "One {time}, {B} said, \"Let's see who can {activity}.\""),
-     ("{A} did not try {very} hard.", "{A} was sure {A_he} would win, so {A_he} took a nap."),
-     ("But {B} tried {A_his} best.", "{B} did not give up."),
-     ("{B} won!", "In the end, {B} was first."), _P,
-     ("{A} was surprised.", "{A} felt {sad} and a little silly."),
-     ("\"You did great,\" {A} {said} to {B}.", "{A} said sorry to {B} for bragging."),
-     ("", "{A} learned that it is better to be kind than to brag.", "Slow and steady can win the race.")],
-    [_OPEN, _SCENE, ("It was {H}'s birthday soon.", "{A} wanted to give {B} a present."),  # a handmade gift
-     ("But {A} did not have any money.", "But {A} did not know what to give."),
-     ("{A} thought and thought.", "{A_He} asked {B} for an idea, but that did not help.", ""), _P,
-     ("{then}, {A} had an idea.", "{then}, {A} saw {some} {things} {at}."),
-     ("{A_He} made a card with {color} paper.", "{A_He} made a necklace of {things}.", "{A_He} drew a picture of {place}."),
-     ("It took a long time.", "{A_He} worked {very} hard.", ""), _P,
-     ("{A} gave the present and {smiled}.", "On the big day, {A} gave the gift."),
-     ("\"I made it myself,\" {A} {said}.", "\"It is for you,\" {A} {said}."),
-     ("It was the best present ever.", "Everyone {smiled}."),
-     ("", "The best gifts come from the heart.", "A gift made with love is very special.")],
-    [_OPEN, ("One {time}, {A}'s family went on a trip to {place}.", "{H} took {A} and {B} to {place}."),  # a trip
-     ("{A} was so excited that {A_he} could not sit still.", "{A} looked out of the window the whole way."),
-     ("When they got there, {A} saw {some} {adj} {things}.", "There were {some} {animals} {doing}."), _P,
-     ("They went to see {thing}.", "First, they decided to {activity}."),
-     ("{A} and {B} {played} and had {fun}.", "Then they ate {food} on a {adj} blanket."),
-     ("{A} found {an_obj} {spot}.", "{B} showed {A} {some} {color} {things}.", ""), _P,
-     ("When the sun went down, they went home.", "At the end of the day, {A} was {very} tired."),
-     ("{A} fell asleep in the car.", "That night, {A} dreamed about {place}."),
-     ("", "It was a day {A} would never forget.", "{A} could not wait to go back.")],
-]
-
-def _story(rng) -> str:
-    "One story: a shape's slots, with a detail sentence maybe added after the opening and each paragraph."
-    w, paras, cur = _cast(rng), [], []
-    shape = rng.choice(_SHAPES)
-    for slot in [shape[0], _DETAIL] + [s for x in shape[1:] for s in ((_DETAIL, _P) if x is _P else (x,))] + [_DETAIL, _P]:
-        if slot is _P:
-            if cur: paras.append(' '.join(cur)); cur = []
-            continue
-        s = rng.choice(slot)
-        if s: s = s.format_map(w); cur.append(s[0].upper() + s[1:])
-    return '\n'.join(paras)
-
-def builtin_stories(seed: int = 0, # picks the stream; 'train' and 'val' of one seed never share it
-                    split: str = 'train'): # 'train' or 'val'
-    "Yield synthetic TinyStories-style stories forever, deterministically in `(seed, split)`."
-    rng = random.Random(f'qknorm-builtin/{BUILTIN_VERSION}/{split}/{seed}')  # str seeds hash with sha512: stable everywhere
-    while True: yield _story(rng)
 
 # %% ../nbs/01_data.ipynb #96789d0f
 EOT_MARKER = '<|endoftext|>'
@@ -480,7 +94,6 @@ def _local_documents(path: Path, split: str):
 # %% ../nbs/01_data.ipynb #7e853d5c
 HUB = {'tinystories': dict(path='roneneldan/TinyStories', name=None, val_split='validation'),
        'fineweb-edu': dict(path='HuggingFaceFW/fineweb-edu', name='sample-10BT', val_docs=10_000)}
-CORPORA = ('builtin',) + tuple(HUB)
 SPLITS = ('train', 'val', 'all')  # 'all': the training material as a whole, no documents held out
 
 def _reachable(url: str, timeout: float = 3.0) -> bool:
@@ -526,16 +139,12 @@ def iter_documents(source: str,     # 'builtin', 'tinystories', 'fineweb-edu', o
     if split not in SPLITS: raise DataError(f"split={split!r} is not one of {', '.join(map(repr, SPLITS))} (or 'validation')")
     if source == 'builtin': return builtin_stories(seed, 'val' if split == 'val' else 'train')
     if source in HUB: return _hub_documents(source, split)
-    path = Path(source).expanduser()
-    if not path.exists():
-        raise DataError(f"dataset={source!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) "
-                        f"nor an existing file or folder")
-    return _local_documents(path, split)
+    check_dataset(source, error=DataError)  # config's one 'unknown corpus' check, as a DataError
+    return _local_documents(Path(source).expanduser(), split)
 
 # %% ../nbs/01_data.ipynb #363ff041
 GPT2_RANKS_URL = 'https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken'  # from tiktoken_ext/openai_public.py
 GPT2_RANKS_SHA256 = '306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930'
-TOKENIZERS = ('bytes', 'gpt2')
 
 def tiktoken_cache_dir() -> Path:
     "tiktoken's cache folder: $TIKTOKEN_CACHE_DIR, else ~/.cache/qknorm_nb/tiktoken (and TIKTOKEN_CACHE_DIR is set to it)."
@@ -598,11 +207,12 @@ def _gpt2():
     try: return TiktokenTokenizer('gpt2', tiktoken.get_encoding('r50k_base'))  # = tiktoken's 'gpt2', from one file
     except Exception as e: raise DataError(f"tokenizer='gpt2': tiktoken could not load the GPT-2 ranks ({type(e).__name__}: {e})") from e
 
+_BUILD_TOKENIZER = {'bytes': ByteTokenizer, 'gpt2': _gpt2}  # one builder per name in config's TOKENIZERS
+
 def get_tokenizer(name: str): # 'bytes' or 'gpt2'
     "The tokenizer called `name`: an object with `.name`, `.vocab_size`, `.eot`, `.encode(str)` and `.decode(ids)`."
-    if name == 'bytes': return ByteTokenizer()
-    if name == 'gpt2': return _gpt2()
-    raise DataError(f"tokenizer={name!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
+    if name not in _BUILD_TOKENIZER: raise DataError(f"tokenizer={name!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
+    return _BUILD_TOKENIZER[name]()
 
 # %% ../nbs/01_data.ipynb #22a1494d
 FORMAT_VERSION = 1
@@ -628,10 +238,8 @@ def _source_spec(source: str) -> dict:
     "What identifies `source`'s content in the cache key: a corpus name and version, or local files with size and mtime."
     if source == 'builtin': return dict(kind='builtin', version=BUILTIN_VERSION)
     if source in HUB: return dict(kind='hub', corpus=source, **{k: v for k, v in HUB[source].items() if k != 'val_split'})
-    path = Path(source).expanduser()
-    if not path.exists():
-        raise DataError(f"dataset={source!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
-    path = path.resolve()
+    check_dataset(source, error=DataError)
+    path = Path(source).expanduser().resolve()
     files = [(str(f.relative_to(path)) if f != path else '', f.stat()) for f in _local_files(path)]
     return dict(kind='local', path=str(path), files=[dict(name=n, size=s.st_size, mtime_ns=s.st_mtime_ns) for n, s in files])
 

@@ -1,4 +1,4 @@
-"""From the table of finished runs to the study's numbers: LR sensitivity, stable LRs, the QK-norm gap, its threshold, verdicts.
+"""From the table of finished runs to the study's numbers: LR sensitivity, stable LRs, the QK-norm gap and its intervals, a legacy threshold.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/metrics.html.md"""
 
@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'ResultsError', 'check_results', 'loss_at_init', 'failed', 'capped_loss',
-           'lr_curves', 'lr_sensitivity', 'optimal_lr', 'max_stable_lr', 'steps_to_target', 'bootstrap_ci',
-           'gap_curves', 'necessity_threshold', 'depth_table', 'verdicts', 'synthetic_results']
+__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
+           'capped_loss', 'tidy_runs', 'lr_curves', 'in_range', 'lr_sensitivity', 'lr_sensitivity_seeds', 'optimal_lr',
+           'max_stable_lr', 'steps_to_target', 'bootstrap_ci', 't_quantile', 't_interval', 'qk_variants', 'gap_curves',
+           'necessity_threshold', 'synthetic_results', 'high_lr_pair', 'same_grid']
 
 # %% ../nbs/07_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -99,6 +100,12 @@ def _runs(df, by=BY):
 
 def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))
 
+def tidy_runs(df: pd.DataFrame, # study results table
+              by=BY,            # grouping columns kept beside lr and seed
+             ) -> pd.DataFrame:
+    "The checked, tidy runs every metric starts from: `by`, lr, seed, capped `loss`, `fail`, `crash`, `l0`."
+    return _runs(df, by)
+
 # %% ../nbs/07_metrics.ipynb #66dcf6c1
 def lr_curves(df: pd.DataFrame, # study results table
               by=BY,            # one curve per value of these columns
@@ -112,13 +119,23 @@ def lr_curves(df: pd.DataFrame, # study results table
     return out.astype({'n_diverged': int, 'n_failed': int})
 
 # %% ../nbs/07_metrics.ipynb #c4f0fba9
+WORTSMAN_LRS = (3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)  # Wortsman et al. 2023 §2.2: their fixed LR grid
+
+def in_range(lr, lrs):
+    "True where `lr` lies in [min(lrs), max(lrs)] (relative slack 1e-9, so 3e-4 read from a CSV still counts)."
+    lr = np.asarray(lr, dtype=float)
+    return (lr >= min(lrs) * (1 - 1e-9)) & (lr <= max(lrs) * (1 + 1e-9))
+
 def lr_sensitivity(df: pd.DataFrame, # study results table
                    by=BY,            # one value per group of these columns
+                   lrs=None,         # keep only grid LRs inside [min(lrs), max(lrs)], e.g. WORTSMAN_LRS; None: the full grid
                   ) -> pd.DataFrame:
     "Wortsman et al.'s LR sensitivity per group: on the seed-mean curve (headline) and per seed (mean, std)."
     by = list(by)
     rows = []
-    for k, g in _runs(df, by).groupby(by):
+    r = _runs(df, by)
+    if lrs is not None: r = r[in_range(r['lr'], lrs)]
+    for k, g in r.groupby(by):
         curve = g.groupby('lr')['loss'].mean()  # seed-mean capped loss, (n_lr,)
         wide = g.pivot(index='seed', columns='lr', values='loss').dropna()  # (seeds with every LR, n_lr)
         per_seed = wide.sub(wide.min(axis=1), axis=0).mean(axis=1)  # (seeds,)
@@ -126,8 +143,18 @@ def lr_sensitivity(df: pd.DataFrame, # study results table
                      'lr_sens_seed_mean': per_seed.mean() if len(per_seed) else np.nan,
                      'lr_sens_seed_std': per_seed.std() if len(per_seed) > 1 else np.nan,
                      'n_seeds': len(per_seed), 'loss_star': curve.min(), 'l0': g['l0'].mean(),
-                     'n_lr': len(curve), 'lr_min': curve.index.min(), 'lr_max': curve.index.max()})
+                     'n_lr': len(curve), 'lr_min': curve.index.min(), 'lr_max': curve.index.max(),
+                     'lrs': ', '.join(f'{x:.3g}' for x in curve.index)})
     return pd.DataFrame(rows)
+
+def lr_sensitivity_seeds(df: pd.DataFrame, by=BY, lrs=None) -> pd.DataFrame:
+    "LR sensitivity per (group, seed), each seed against its own ℓ*, over the LRs that seed ran (inside `lrs` when given)."
+    by = list(by)
+    r = _runs(df, by)
+    if lrs is not None: r = r[in_range(r['lr'], lrs)]
+    out = r.groupby(by + ['seed'])['loss'].agg(lambda s: float((s - s.min()).mean())).rename('lr_sens').reset_index()
+    out['n_lr'] = r.groupby(by + ['seed'])['lr'].nunique().values
+    return out
 
 # %% ../nbs/07_metrics.ipynb #1c7cacad
 def optimal_lr(df: pd.DataFrame, # study results table
@@ -213,7 +240,52 @@ def bootstrap_ci(values,              # per-seed values (NaN ignored)
     lo, hi = np.percentile(s, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return float(lo), float(hi)
 
+# %% ../nbs/07_metrics.ipynb #646d5630
+def _t_abs_cdf(t, nu):
+    "P(|T| < t) for Student's t with integer `nu` degrees of freedom (Abramowitz & Stegun 26.7.3-4)."
+    th = math.atan(t / math.sqrt(nu))
+    s, c2 = math.sin(th), math.cos(th) ** 2
+    if nu % 2 == 0:
+        term, tot = 1.0, 1.0
+        for k in range(2, nu, 2): term *= c2 * (k - 1) / k; tot += term
+        return s * tot
+    if nu == 1: return 2 * th / math.pi
+    term = tot = math.cos(th)
+    for k in range(3, nu - 1, 2): term *= c2 * (k - 1) / k; tot += term
+    return 2 / math.pi * (th + s * tot)
+
+def t_quantile(p: float, # probability in (0.5, 1), e.g. 0.975 for a 95% two-sided interval
+               nu: int,  # degrees of freedom (a positive integer; n - 1 for a mean of n values)
+              ) -> float:
+    "The `p` quantile of Student's t with `nu` degrees of freedom (bisection on the exact CDF)."
+    if not 0.5 < p < 1: raise ValueError(f"p={p!r} must be in (0.5, 1)")
+    if int(nu) != nu or nu < 1: raise ValueError(f"nu={nu!r} must be a positive integer")
+    nu, target, lo, hi = int(nu), 2 * p - 1, 0.0, 1.0
+    if nu > 1000: return t_quantile(p, 1000)  # within 1e-3 of the normal quantile; the series gets long
+    while _t_abs_cdf(hi, nu) < target: hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _t_abs_cdf(mid, nu) < target else (lo, mid)
+    return (lo + hi) / 2
+
+def t_interval(values,              # per-seed values (NaN ignored), e.g. paired off - on differences
+               alpha: float = 0.05, # 1 - confidence level
+              ) -> dict:
+    "Mean, t interval (lo, hi), n, t quantile and standard error of `values`; lo/hi NaN with fewer than 2 values."
+    x = np.asarray(values, dtype=float).ravel()
+    x = x[~np.isnan(x)]
+    n = len(x)
+    mean = float(x.mean()) if n else np.nan
+    if n < 2: return dict(mean=mean, lo=np.nan, hi=np.nan, n=n, t=np.nan, se=np.nan)
+    t, se = t_quantile(1 - alpha / 2, n - 1), float(x.std(ddof=1) / math.sqrt(n))
+    return dict(mean=mean, lo=mean - t * se, hi=mean + t * se, n=n, t=t, se=se)
+
 # %% ../nbs/07_metrics.ipynb #4b32b818
+def qk_variants(df: pd.DataFrame) -> list:
+    "The QK-norm variants (every qk_norm value except 'none') in `df`, sorted."
+    check_results(df, ('qk_norm',))
+    return sorted(set(df['qk_norm']) - {OFF})
+
 def _pick_on(df, on):
     check_results(df, ('qk_norm',))
     arms = set(df['qk_norm'])
@@ -242,7 +314,7 @@ def gap_curves(df: pd.DataFrame,     # study results table
                alpha: float = 0.05,   # 1 - confidence level
                seed: int = 0,         # bootstrap RNG seed
               ) -> pd.DataFrame:
-    "Per (`by`, lr): the gap ℓ_off − ℓ_on of capped losses, paired by seed, with std and a bootstrap CI."
+    "Per (`by`, lr): the gap ℓ_off − ℓ_on of capped losses, paired by seed, with std, a bootstrap CI and a t interval."
     on, by = _pick_on(df, on), list(by)
     r = _runs(df[df['qk_norm'].isin([OFF, on])], ['qk_norm'] + by)
     rows = []
@@ -254,13 +326,16 @@ def gap_curves(df: pd.DataFrame,     # study results table
             d = (off.loss[shared] - onr.loss[shared]).values  # (n_pairs,) per-seed gaps
             gap, std, n = d.mean(), (d.std(ddof=1) if len(d) > 1 else np.nan), len(d)
             lo, hi = bootstrap_ci(d, n_boot=n_boot, alpha=alpha, seed=seed)
+            ti = t_interval(d, alpha)
         else:
             a, b = off.loss.values, onr.loss.values
             gap, n = a.mean() - b.mean(), min(len(a), len(b))
             std = math.sqrt(a.var(ddof=1) + b.var(ddof=1)) if min(len(a), len(b)) > 1 else np.nan
             lo, hi = _boot_diff(a, b, n_boot, alpha, seed)
+            ti = dict(lo=np.nan, hi=np.nan, t=np.nan)  # unpaired: no t interval (Welch's needs fractional df)
         rows.append({**_key(by + ['lr'], k), 'on': on, 'loss_off': off.loss.mean(), 'loss_on': onr.loss.mean(),
-                     'gap': gap, 'gap_std': std, 'ci_lo': lo, 'ci_hi': hi, 'n_pairs': n, 'paired': bool(len(shared)),
+                     'gap': gap, 'gap_std': std, 'ci_lo': lo, 'ci_hi': hi,
+                     't_lo': ti['lo'], 't_hi': ti['hi'], 't_q': ti['t'], 'n_pairs': n, 'paired': bool(len(shared)),
                      'both_failed': bool(off['fail'].all() and onr['fail'].all()),
                      'on_failed': bool(onr['fail'].any())})
     return pd.DataFrame(rows)
@@ -296,89 +371,6 @@ def necessity_threshold(df: pd.DataFrame,   # study results table
     if gaps is None: gaps = gap_curves(df, on, by=by, n_boot=n_boot, alpha=alpha, seed=seed)
     rows = [{**_key(by, k), 'on': g['on'].iloc[0], **_threshold(g, margin)} for k, g in gaps.groupby(by)]
     return pd.DataFrame(rows)
-
-# %% ../nbs/07_metrics.ipynb #ce580434
-def _stable_gt(on, off):
-    "Is on's max stable LR above off's? None when the grid brackets neither arm's limit."
-    fu_on, fu_off = np.isnan(on['first_unstable_lr']), np.isnan(off['first_unstable_lr'])
-    ms_on, ms_off = (-np.inf if np.isnan(x) else x for x in (on['max_stable_lr'], off['max_stable_lr']))
-    if (fu_on and fu_off) or (ms_on == ms_off == -np.inf): return None
-    return bool(ms_on > ms_off)
-
-def depth_table(df: pd.DataFrame,     # study results table
-                on: str|None = None,   # the QK-norm variant compared with 'none'
-                tol: float = 0.05,     # `max_stable_lr` tolerance (fraction of ℓ0 − ℓ*)
-                margin: float = 0.0,   # nats QK-norm must win by at the CI's lower bound
-                eps: float = 0.1,      # nats: a gap this small is negligible; a decisive gap is larger
-                n_boot: int = 2000, alpha: float = 0.05, seed: int = 0,  # bootstrap settings
-               ) -> pd.DataFrame:
-    "Per depth: the numbers behind H1–H3 and the per-depth outcome of each rule (True, False or None)."
-    on = _pick_on(df, on)
-    df = df[df['qk_norm'].isin([OFF, on])]
-    gaps = gap_curves(df, on, n_boot=n_boot, alpha=alpha, seed=seed)
-    thr = necessity_threshold(df, on, margin=margin, gaps=gaps).set_index('n_layer')
-    sens = lr_sensitivity(df).set_index(['qk_norm', 'n_layer'])
-    mslr = max_stable_lr(df, tol=tol).set_index(['qk_norm', 'n_layer'])
-    rows = []
-    for L, g in gaps.groupby('n_layer'):
-        g = g[~g['both_failed']].sort_values('lr')
-        if len(g) == 0: g = pd.DataFrame([dict(lr=np.nan, gap=np.nan, ci_lo=np.nan, ci_hi=np.nan)])  # nothing comparable
-        low, high = g.iloc[0], g.iloc[1:]
-        low_ok = bool((low.ci_lo <= 0 <= low.ci_hi) or abs(low.gap) <= eps)
-        decisive = high[(high.ci_lo > margin) & (high.gap > eps)]
-        h1 = (low_ok and len(decisive) > 0) if high.ci_lo.notna().any() else None
-        s_on, s_off = sens.loc[(on, L), 'lr_sens'], sens.loc[(OFF, L), 'lr_sens']
-        gt = _stable_gt(mslr.loc[(on, L)], mslr.loc[(OFF, L)])
-        h2 = None if gt is None else bool(gt and s_on < s_off)
-        best = high.loc[high.gap.idxmax()] if len(high) else None
-        rows.append(dict(n_layer=L, on=on, low_lr=low.lr, low_gap=low.gap, low_ci_lo=low.ci_lo, low_ci_hi=low.ci_hi,
-                         decisive_lr=decisive.lr.min() if len(decisive) else np.nan,
-                         best_gap=np.nan if best is None else best.gap, best_gap_lr=np.nan if best is None else best.lr,
-                         h1=h1, max_stable_off=mslr.loc[(OFF, L), 'max_stable_lr'], max_stable_on=mslr.loc[(on, L), 'max_stable_lr'],
-                         first_unstable_off=mslr.loc[(OFF, L), 'first_unstable_lr'],
-                         first_unstable_on=mslr.loc[(on, L), 'first_unstable_lr'],
-                         lr_sens_off=s_off, lr_sens_on=s_on, h2=h2,
-                         threshold=thr.loc[L, 'threshold'], threshold_censored=thr.loc[L, 'censored']))
-    return pd.DataFrame(rows)
-
-# %% ../nbs/07_metrics.ipynb #e7e87f19
-def _tally(hyp, per_depth, what):
-    "Majority verdict over depths from per-depth True/False/None outcomes."
-    vals = list(per_depth)
-    n, yes, no = len(vals), sum(v is True for v in vals), sum(v is False for v in vals)
-    verdict = 'supported' if yes > n / 2 else 'not supported' if no > n / 2 else 'inconclusive'
-    return dict(hypothesis=hyp, verdict=verdict, n_depths=n, n_for=yes, n_against=no, n_undetermined=n - yes - no,
-                summary=f"{yes} of {n} depths {what}")
-
-def _h3(t):
-    "H3 from thresholds in depth order (NaN skipped, inf kept)."
-    t = t[t['threshold'].notna()].sort_values('n_layer')
-    T = t['threshold'].values
-    n_fin = int(np.isfinite(T).sum())
-    down, up = int((np.diff(T) < 0).sum()), int((np.diff(T) > 0).sum())
-    verdict = 'inconclusive' if n_fin < 2 else 'supported' if (up == 0 and down > 0) else 'not supported'
-    txt = ', '.join(f"L{L}: {v:.4g}" for L, v in zip(t['n_layer'], T)) or 'none'
-    return dict(hypothesis='H3', verdict=verdict, n_depths=len(T), n_for=down, n_against=up,
-                n_undetermined=len(T) - n_fin,
-                summary=f"thresholds by depth ({txt}); {n_fin} finite; {down} decrease(s), {up} increase(s) between neighbouring depths")
-
-def verdicts(df: pd.DataFrame,     # study results table
-             on: str|None = None,   # the QK-norm variant compared with 'none'
-             tol: float = 0.05,     # `max_stable_lr` tolerance (fraction of ℓ0 − ℓ*)
-             margin: float = 0.0,   # nats QK-norm must win by at the CI's lower bound
-             eps: float = 0.1,      # nats: negligible below, decisive above
-             n_boot: int = 2000, alpha: float = 0.05, seed: int = 0,  # bootstrap settings
-             table: pd.DataFrame|None = None,  # precomputed `depth_table` (skips recomputing)
-            ) -> pd.DataFrame:
-    "One row per hypothesis (H1, H2, H3): verdict, counts behind it and a short summary with the numbers."
-    t = table if table is not None else depth_table(df, on, tol=tol, margin=margin, eps=eps, n_boot=n_boot, alpha=alpha, seed=seed)
-    h1 = _tally('H1', t['h1'], f"have a negligible gap at the lowest LR and a decisive one above it (eps={eps}, margin={margin})")
-    h1['summary'] += '; ' + '; '.join(f"L{r.n_layer}: gap {r.low_gap:+.3g} [{r.low_ci_lo:+.3g}, {r.low_ci_hi:+.3g}] at lr {r.low_lr:.3g}, "
-                                      f"best {r.best_gap:+.3g} at lr {r.best_gap_lr:.3g}" for r in t.itertuples())
-    h2 = _tally('H2', t['h2'], "have a higher max stable LR and a lower LR sensitivity with QK-norm")
-    h2['summary'] += '; ' + '; '.join(f"L{r.n_layer}: max stable {r.max_stable_on:.3g} vs {r.max_stable_off:.3g}, "
-                                      f"LRsens {r.lr_sens_on:.3g} vs {r.lr_sens_off:.3g} (on vs off)" for r in t.itertuples())
-    return pd.DataFrame([h1, h2, _h3(t)])
 
 # %% ../nbs/07_metrics.ipynb #7198bc06
 def synthetic_results(n_layers=(2, 4, 8),           # depths
@@ -424,3 +416,23 @@ def synthetic_results(n_layers=(2, 4, 8),           # depths
                                                  if (not diverged and v <= tg) else np.nan)
                     rows.append(row)
     return pd.DataFrame(rows)
+
+# %% ../nbs/07_metrics.ipynb #490a8068
+def high_lr_pair(df: pd.DataFrame,  # study results table
+                 n_layer: int,      # the depth to pick for
+                 on: str|None = None, # the QK-norm variant compared with 'none'
+                 gaps: pd.DataFrame|None = None, # precomputed `gap_curves` (skips recomputing)
+                ) -> float:
+    "The LR of largest seed-mean gap at `n_layer` among LRs where every run of both arms trained; else the largest LR."
+    on = _pick_on(df, on)
+    r = _runs(df[df['qk_norm'].isin([OFF, on]) & (df['n_layer'] == n_layer)])
+    if gaps is None: gaps = gap_curves(df, on)
+    ok = ~r.groupby('lr')['fail'].any()  # (n_lr,) True where no run of either arm failed
+    g = gaps[(gaps['n_layer'] == n_layer) & gaps['lr'].map(lambda x: bool(ok.get(x, False)))]
+    return float(g.loc[g['gap'].idxmax(), 'lr']) if len(g) else float(r['lr'].max())
+
+def same_grid(a: dict, b: dict) -> bool:
+    "True when two study declarations have the same preset and the same axes (key order ignored)."
+    import json
+    key = lambda s: (s.get('preset'), json.dumps(s.get('axes'), sort_keys=True, default=str))
+    return key(a) == key(b)

@@ -91,7 +91,6 @@ class GPT(nn.Module):
         if targets is not None:
             logits = self.lm_head(x)  # (B, T, vocab)
             loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
-            if self.config.z_loss: loss = loss + self.config.z_loss * torch.logsumexp(logits.float(), -1).pow(2).mean()
         else:
             logits, loss = self.lm_head(x[:, [-1], :]), None  # (B, 1, vocab): only the last position
         return (logits, loss, trace) if probe else (logits, loss)

@@ -11,7 +11,7 @@ import torch
 
 # %% auto #0
 __all__ = ['ATTN_KEYS', 'RESID_FNS', 'PROBE_KEYS', 'kurtosis', 'max_over_rms', 'max_over_median', 'massive_count', 'probe_stats',
-           'run_probes', 'global_grad_norm']
+           'run_probes', 'output_stats', 'qk_gains', 'global_grad_norm']
 
 # %% ../nbs/04_probes.ipynb #8954c4cc
 def kurtosis(x: torch.Tensor) -> torch.Tensor:
@@ -51,14 +51,32 @@ def probe_stats(trace: dict) -> dict:
 
 @torch.no_grad()
 def run_probes(model, x: torch.Tensor, autocast=None) -> dict:
-    "Run the probe path of `model` on the batch `x` (B, T) and return `probe_stats`."
+    "Run the probe path of `model` on the batch `x` (B, T): `probe_stats`, `output_stats` and `qk_gains`."
     was_training = model.training
     model.eval()  # no dropout while measuring; the probe batch is held out and fixed
     try:
         with (autocast or contextlib.nullcontext()):
-            _, _, trace = model(x, x, probe=True)
-        return probe_stats(trace)
+            logits, _, trace = model(x, x, probe=True)  # logits (B, T, vocab)
+        return probe_stats(trace) | output_stats(logits) | qk_gains(model)
     finally: model.train(was_training)
+
+# %% ../nbs/04_probes.ipynb #8ad73131
+def output_stats(logits: torch.Tensor) -> dict:
+    "Extremes of the output logits (B, T, vocab) and the mean over positions of log Z (one sync)."
+    l = logits.float()
+    t = torch.stack([l.amax(), l.amin(), l.abs().amax(), torch.logsumexp(l, -1).mean()]).cpu().tolist()
+    return dict(zip(('out_max', 'out_min', 'out_max_abs', 'log_z'), t))
+
+def qk_gains(model) -> dict:
+    "Per-layer QK-norm gains: mean and max |scale| of the q and k norms, or the `l2` logit scale g; {} without QK-norm."
+    attns = [b.attn for b in model.transformer.h]
+    if attns[0].qk_norm in ('layernorm', 'rmsnorm'):
+        w = torch.stack([torch.stack([a.q_norm.weight, a.k_norm.weight]) for a in attns]).detach().float()  # (n_layer, 2, hs)
+        mean, mx = w.mean(-1).cpu().tolist(), w.abs().amax(-1).cpu().tolist()
+        return dict(q_gain_mean=[m[0] for m in mean], q_gain_max=[m[0] for m in mx],
+                    k_gain_mean=[m[1] for m in mean], k_gain_max=[m[1] for m in mx])
+    if attns[0].qk_norm == 'l2': return dict(qk_gain=torch.stack([a.qk_gain.detach().float() for a in attns]).cpu().tolist())
+    return {}
 
 # %% ../nbs/04_probes.ipynb #2d413310
 def global_grad_norm(parameters) -> torch.Tensor:

@@ -6,21 +6,21 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/train.html.md"""
 
 # %% ../nbs/05_train.ipynb #5b6ecdb9
 from __future__ import annotations
-import contextlib, dataclasses, functools, json, math, os, platform, signal, socket, subprocess, sys, threading, time, warnings
+import json, math, sys, time, warnings
 from pathlib import Path
 import torch
-from . import __version__
-from .config import RunConfig, ConfigError, resolve_device, validate, run_identity
+from .config import RunConfig, ConfigError, validate, run_identity
 from .data import prepare, get_batch
 from .model import GPT, n_params, configure_optimizers
 from .probes import run_probes, global_grad_norm
-from .files import (atomic_save, atomic_write, json_safe, read_json, remove_stale_tmp, write_json,
-                              write_jsonl)
+from .device import setup_device, autocast_for
+from .runstate import (new_state, restore_state, due, check_eval, check_probe, check_train_loss, record, flush,
+                                finish, summary, open_tracker, Progress)
+from .files import atomic_save, json_safe, read_json, remove_stale_tmp, write_json, write_jsonl
 
 # %% auto #0
-__all__ = ['CKPT', 'VAL_SEED', 'BF16_PAYS', 'get_lr', 'git_info', 'provenance', 'save_checkpoint', 'load_checkpoint', 'evaluate',
-           'autocast_for', 'cpu_bf16_speedup', 'warn_if_bf16_emulated', 'fast_switches', 'build', 'train_step',
-           'RunDirError', 'finished_summary', 'train', 'load_metrics', 'plot_run']
+__all__ = ['CKPT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'load_checkpoint', 'evaluate', 'build', 'train_step', 'RunDirError',
+           'finished_summary', 'train']
 
 # %% ../nbs/05_train.ipynb #0c6858c5
 def get_lr(it: int, cfg: RunConfig) -> float:
@@ -30,34 +30,6 @@ def get_lr(it: int, cfg: RunConfig) -> float:
     if it >= cfg.max_iters: return min_lr
     ratio = (it - cfg.warmup_iters) / max(1, cfg.max_iters - cfg.warmup_iters)
     return min_lr + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (cfg.lr - min_lr)
-
-# %% ../nbs/05_train.ipynb #d5f184fe
-@functools.lru_cache(maxsize=None)
-def git_info() -> dict:
-    "Commit and dirty flag of the repository this package lives in (None when not in a git checkout)."
-    import qknorm_nb
-    root = Path(qknorm_nb.__file__).resolve().parent.parent  # the checkout, for an editable install
-    def run(*args):
-        return subprocess.run(['git', '-C', str(root), *args], capture_output=True, text=True, timeout=10)
-    try:
-        head = run('rev-parse', 'HEAD')
-        if head.returncode: return dict(commit=None, dirty=None)
-        dirty = run('status', '--porcelain', '--untracked-files=no')
-        return dict(commit=head.stdout.strip(), dirty=bool(dirty.stdout.strip()))
-    except (OSError, subprocess.SubprocessError): return dict(commit=None, dirty=None)
-
-def provenance(device: str, dtype: str) -> dict:
-    "Versions, commit and hardware that produced a run."
-    return dict(package_version=__version__, torch_version=torch.__version__, python_version=platform.python_version(),
-                device=device, dtype=dtype, host=platform.node(), git=git_info(),
-                threads=torch.get_num_threads())
-
-# %% ../nbs/05_train.ipynb #77aad6c0
-def _new_state(cfg: RunConfig) -> dict:
-    return dict(step=0, last_eval=-1, last_probe=-1, l0=None, best_val=math.inf, last_val=None, bad_evals=0,
-                status='running', diverged_step=None, diverged_reason=None, max_train_loss=-math.inf,
-                max_train_loss_step=None, targets={str(t): None for t in cfg.loss_targets}, last_probe_stats=None,
-                elapsed=0.0, resumes=0, log=[])
 
 # %% ../nbs/05_train.ipynb #bfd1f418
 CKPT = 'ckpt.pt'
@@ -83,10 +55,7 @@ def load_checkpoint(run_dir: Path, model, opt, cfg: RunConfig) -> dict | None:
     model.load_state_dict(ck['model']); opt.load_state_dict(ck['optimizer'])
     torch.set_rng_state(ck['rng'])
     if 'cuda_rng' in ck and torch.cuda.is_available(): torch.cuda.set_rng_state_all(ck['cuda_rng'])
-    state = ck['state']
-    for k in ('best_val', 'max_train_loss'):  # JSON-cleaned infinities come back as None
-        if state[k] is None: state[k] = math.inf if k == 'best_val' else -math.inf
-    return state
+    return restore_state(ck['state'], cfg)
 
 # %% ../nbs/05_train.ipynb #707fe159
 VAL_SEED = 1234  # the same held-out batches for every run, whatever its seed
@@ -101,61 +70,7 @@ def evaluate(model, batches, autocast) -> float:
     model.train()
     return torch.stack(losses).mean().item()
 
-def _check_eval(state: dict, cfg: RunConfig, step: int, val: float):
-    "Update l0, best val, targets and the divergence counter after an evaluation."
-    if state['l0'] is None: state['l0'] = val
-    state['last_val'] = val
-    if not math.isfinite(val): return _diverge(state, step, 'non-finite validation loss')
-    state['best_val'] = min(state['best_val'], val)
-    for t in cfg.loss_targets:
-        if state['targets'][str(t)] is None and val <= t: state['targets'][str(t)] = step
-    state['bad_evals'] = state['bad_evals'] + 1 if (step > 0 and val >= state['l0']) else 0
-    if state['bad_evals'] >= cfg.diverge_patience:
-        _diverge(state, step, f"validation loss not below l0 for {cfg.diverge_patience} evaluations")
-
-def _diverge(state, step, reason):
-    state.update(status='diverged', diverged_step=step, diverged_reason=reason)
-
-# %% ../nbs/05_train.ipynb #e5d0b8e0
-def autocast_for(device: str, dtype: str):
-    "The autocast context for `dtype` on `device` (a no-op for float32)."
-    if dtype == 'float32': return contextlib.nullcontext()
-    return torch.autocast(device_type=device.split(':')[0], dtype=torch.bfloat16)
-
-BF16_PAYS = 1.2  # bf16 counts as the faster CPU dtype only when its matmuls beat fp32's by this factor
-
-@functools.lru_cache(maxsize=None)
-def cpu_bf16_speedup(n: int = 256) -> float:
-    "How many times faster an n×n×n matmul runs in bf16 than in fp32 on this CPU (measured once per process)."
-    def best(dt, reps=5):  # the fastest of a few timings: the least disturbed by other processes
-        a, b = torch.randn(n, n, dtype=dt), torch.randn(n, n, dtype=dt)
-        a @ b; ts = []
-        for _ in range(reps): t = time.perf_counter(); a @ b; ts.append(time.perf_counter() - t)
-        return min(ts)
-    return best(torch.float32) / best(torch.bfloat16)
-
-def warn_if_bf16_emulated(device: str, dtype: str):
-    "Warn when a run asks for bf16 on a CPU whose bf16 matmuls are emulated (no AVX-512 BF16 or AMX): correct, but slow."
-    if dtype != 'bfloat16' or device != 'cpu' or (r := cpu_bf16_speedup()) >= 0.5: return
-    warnings.warn(f"dtype='bfloat16' on this CPU is {1 / r:.0f}× slower than float32 (measured on a 256³ matmul): it has "
-                  "no native bf16 matmuls (AVX-512 BF16 or AMX), so torch emulates them. The run is correct but slow; "
-                  "dtype='float32' is the fast choice on this machine", stacklevel=2)
-
-def _setup_device(cfg: RunConfig) -> str:
-    device = resolve_device(cfg.device)
-    if cfg.threads: torch.set_num_threads(cfg.threads)
-    warn_if_bf16_emulated(device, cfg.dtype)
-    if device.startswith('cuda'):  # process-wide flags: set both ways, so a run never inherits another's
-        torch.backends.cuda.matmul.allow_tf32 = cfg.tf32
-        torch.backends.cudnn.allow_tf32 = cfg.tf32
-    return device
-
-def fast_switches(cfg: RunConfig, device: str) -> dict:
-    "The fast-path switches of `cfg` as they take effect on `device` (recorded in each run's summary)."
-    cuda = device.startswith('cuda')
-    return dict(dtype=cfg.dtype, compile=cfg.compile, attn_impl=cfg.attn_impl, fused=cfg.fused, tf32=cfg.tf32 and cuda,
-                pin_memory=cfg.pin_memory and cuda, threads=torch.get_num_threads() if device == 'cpu' else None)
-
+# %% ../nbs/05_train.ipynb #2635e786
 def build(cfg: RunConfig, device: str):
     "Model, optimiser, the forward to train with (compiled or not) and the autocast context of a run."
     torch.manual_seed(cfg.seed)
@@ -168,13 +83,15 @@ def train_step(fwd, model, opt, tokens, step: int, cfg: RunConfig, device: str, 
     "One optimisation step as `train` takes it: batch `(seed, step)`, schedule, forward, backward, clip, AdamW."
     for group in opt.param_groups: group['lr'] = get_lr(step, cfg)
     x, y = get_batch(tokens, cfg.batch_size, cfg.block_size, cfg.seed, step, device, pin_memory=cfg.pin_memory)  # (B, T)
-    with autocast: _, loss = fwd(x, y)
-    loss.backward()
+    with autocast:
+        logits, loss = fwd(x, y)  # logits (B, T, vocab); loss: the cross-entropy
+        objective = loss + cfg.z_loss * torch.logsumexp(logits.float(), -1).pow(2).mean() if cfg.z_loss else loss
+    objective.backward()
     norm = (torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip) if cfg.grad_clip
             else global_grad_norm(model.parameters()))
     opt.step()
     opt.zero_grad(set_to_none=True)
-    return loss.item(), norm  # the one sync per step: divergence is checked on every step's loss
+    return loss.item(), norm  # the one sync per step: a non-finite loss is caught on every step
 
 # %% ../nbs/05_train.ipynb #0bc49bf1
 class RunDirError(ValueError):
@@ -197,34 +114,9 @@ def finished_summary(run_dir: Path, cfg: RunConfig) -> dict | None:
         if s.get('status') in ('done', 'diverged'): return s
     return None
 
-# %% ../nbs/05_train.ipynb #8f8a3f8e
-def _record(state: dict, step: int, cfg: RunConfig, **kv):
-    "Add `kv` to the metrics line of `step` (one line per logged step)."
-    log = state['log']
-    if not log or log[-1]['step'] != step: log.append(dict(step=step, tokens=step * cfg.tokens_per_step))
-    log[-1].update(kv)
-
-def _summary(state, cfg, model, device, wall) -> dict:
-    final_probe = state['last_probe_stats'] or {}
-    l0, fv, bv = state['l0'], state['last_val'], state['best_val']
-    steps_done = state['step']
-    return dict(status=state['status'], diverged_step=state['diverged_step'], diverged_reason=state['diverged_reason'],
-                l0=l0, final_val_loss=fv, best_val_loss=bv if math.isfinite(bv) else None,
-                final_ppl=math.exp(fv) if fv is not None and math.isfinite(fv) and fv < 700 else None,
-                best_ppl=math.exp(bv) if math.isfinite(bv) else None,
-                steps_to_target=state['targets'], max_train_loss=state['max_train_loss'],
-                max_train_loss_step=state['max_train_loss_step'],
-                final_max_logit=final_probe.get('max_logit'),
-                max_logit=max(final_probe['max_logit']) if final_probe.get('max_logit') else None,
-                n_params=n_params(model), n_params_nonemb=n_params(model, non_embedding=True),
-                steps=steps_done, max_iters=cfg.max_iters, tokens=steps_done * cfg.tokens_per_step,
-                wall_time=wall, tokens_per_s=steps_done * cfg.tokens_per_step / wall if wall > 0 else None,
-                resumes=state['resumes'], fast=fast_switches(cfg, device),
-                **provenance(device, cfg.dtype))
-
 # %% ../nbs/05_train.ipynb #74770c2d
 def train(cfg: RunConfig,          # a validated run config
-          run_dir: str | Path,      # the run folder: config.json, metrics.jsonl, summary.json, ckpt.pt
+          run_dir: str | Path,      # the run folder: config.json, metrics.jsonl, summary.json; ckpt.pt, progress.json while it runs
           progress: bool | None = None,  # tqdm bar; None = only when stderr is a terminal
           keep_ckpt: bool = False,  # keep ckpt.pt after the run ends (it is deleted otherwise)
           ) -> dict:
@@ -233,19 +125,25 @@ def train(cfg: RunConfig,          # a validated run config
     validate(cfg)  # again: fields may have been changed since the config was built
     run_dir = Path(run_dir)
     if (s := finished_summary(run_dir, cfg)) is not None: return s
-    device = _setup_device(cfg)
+    device = setup_device(cfg)
     data = prepare(cfg.dataset, cfg.tokenizer, cfg.train_tokens, cfg.val_tokens, val_dataset=cfg.val_dataset or None,
                    cache_dir=cfg.data_dir or None)  # may fail (missing corpus, offline hub): before any file is written
     run_dir.mkdir(parents=True, exist_ok=True)
     write_json(run_dir / 'config.json', cfg.to_dict())
-
     model, opt, fwd, autocast = build(cfg, device)
     state = load_checkpoint(run_dir, model, opt, cfg)
-    if state is None: state = _new_state(cfg)
+    if state is None: state = new_state(cfg)
     else: state['resumes'] += 1
+    tracker = open_tracker(cfg, run_dir, state['step'])
+    try: return _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt)
+    finally:
+        if tracker is not None: tracker.close()
+
+def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt):
     val_batches = [get_batch(data.val, cfg.batch_size, cfg.block_size, VAL_SEED, i, device) for i in range(cfg.eval_iters)]
-    bar = _bar(cfg, state['step'], progress)
+    bar, live = _bar(cfg, state['step'], progress), Progress(run_dir, cfg)
     t0, elapsed0 = time.perf_counter(), state['elapsed']
+    live.update(state, force=True)
 
     def save():
         state['elapsed'] = elapsed0 + time.perf_counter() - t0
@@ -256,65 +154,39 @@ def train(cfg: RunConfig,          # a validated run config
         step = state['step']
         lr = get_lr(step, cfg)
         last = step == cfg.max_iters
-        # --- evaluate, probe, checkpoint (each at most once per step, also across a resume)
-        if (step % cfg.eval_every == 0 or last) and state['last_eval'] < step:
+        # --- evaluate, probe, checkpoint
+        if due(state, 'eval', step, cfg.eval_every, last):
             val = evaluate(fwd, val_batches, autocast)
-            _check_eval(state, cfg, step, val)
-            state['last_eval'] = step
-            _record(state, step, cfg, lr=lr, val_loss=val)
-        if cfg.probe_every and (step % cfg.probe_every == 0 or last) and state['last_probe'] < step:
-            state['last_probe_stats'] = run_probes(model, val_batches[0][0], autocast)
-            state['last_probe'] = step
-            _record(state, step, cfg, lr=lr, **state['last_probe_stats'])
+            check_eval(state, cfg, step, val)
+            record(state, step, cfg, tracker, lr=lr, val_loss=val)
+        if due(state, 'probe', step, cfg.probe_every, last):
+            check_probe(state, stats := run_probes(model, val_batches[0][0], autocast))
+            record(state, step, cfg, tracker, lr=lr, **stats)
         if last or state['status'] != 'running': break
         if cfg.ckpt_every and step > 0 and step % cfg.ckpt_every == 0 and state.get('ckpt_step') != step:
             state['ckpt_step'] = step; save()
+        # --- forward, backward, clip, step, log
         lossf, norm = train_step(fwd, model, opt, data.train, step, cfg, device, autocast)
-        if not math.isfinite(lossf): _diverge(state, step, 'non-finite training loss')
-        elif lossf > state['max_train_loss']: state['max_train_loss'], state['max_train_loss_step'] = lossf, step
-        if step % cfg.log_every == 0 or not math.isfinite(lossf):
-            _record(state, step, cfg, lr=lr, train_loss=lossf, grad_norm=norm.item())
+        if check_train_loss(state, cfg, step, lossf):  # a logged step
+            record(state, step, cfg, tracker, lr=lr, train_loss=lossf, grad_norm=norm.item())
         state['step'] = step + 1 if state['status'] == 'running' else step
+        live.update(state)
         bar.update(1); bar.set_postfix(loss=f"{lossf:.3f}", val=f"{state['last_val']:.3f}")
 
     bar.close()
     state['elapsed'] = elapsed0 + time.perf_counter() - t0
-    if state['status'] == 'running': state['status'] = 'done'
+    finish(state)
+    flush(state, tracker)
     write_jsonl(run_dir / 'metrics.jsonl', state['log'])
-    summary = _summary(state, cfg, model, device, state['elapsed'])
-    write_json(run_dir / 'summary.json', summary)  # written last: its presence means the run is finished
+    s = summary(state, cfg, n_params(model), n_params(model, non_embedding=True), device)
+    write_json(run_dir / 'summary.json', s)  # written last: its presence means the run is finished
+    live.remove()
     if not keep_ckpt: (run_dir / CKPT).unlink(missing_ok=True)
     remove_stale_tmp(run_dir / CKPT)
-    return summary
+    return s
 
 def _bar(cfg, initial, progress):
     from tqdm.auto import tqdm
     disable = (not sys.stderr.isatty()) if progress is None else not progress
     return tqdm(total=cfg.max_iters, initial=initial, disable=disable, desc=f"{cfg.qk_norm} lr={cfg.lr:g}",
                 unit='step', dynamic_ncols=True)
-
-# %% ../nbs/05_train.ipynb #c1e30546
-def load_metrics(run_dir: str | Path):
-    "The metrics.jsonl of a run as a pandas DataFrame."
-    import pandas as pd
-    return pd.read_json(Path(run_dir) / 'metrics.jsonl', lines=True)
-
-def plot_run(run_dir: str | Path, title: str | None = None):
-    "Losses and per-layer probes of one run, in one figure of four panels."
-    import matplotlib.pyplot as plt
-    df, s = load_metrics(run_dir), read_json(Path(run_dir) / 'summary.json')
-    fig, ax = plt.subplots(1, 4, figsize=(17, 3.4))
-    tr, ev = df.dropna(subset=['train_loss']) if 'train_loss' in df else df.iloc[:0], df.dropna(subset=['val_loss'])
-    ax[0].plot(tr.step, tr.train_loss, lw=0.8, label='train'); ax[0].plot(ev.step, ev.val_loss, 'o-', ms=3, label='val')
-    if s.get('l0'): ax[0].axhline(s['l0'], ls=':', c='gray', label='ℓ0')
-    ax[0].set(xlabel='step', ylabel='loss', title=title or f"{s['status']}"); ax[0].legend()
-    pr = df.dropna(subset=['max_logit']) if 'max_logit' in df else df.iloc[:0]
-    for key, a, lab, log in [('max_logit', ax[1], 'max attention logit', True), ('entropy_norm', ax[2], 'attention entropy / log(keys)', False),
-                             ('kurtosis', ax[3], 'residual kurtosis', True)]:
-        if len(pr):
-            vals = list(pr[key])
-            for layer in range(len(vals[0])): a.plot(pr.step, [v[layer] for v in vals], label=f"layer {layer}")
-        a.set(xlabel='step', title=lab, yscale='log' if log else 'linear')
-    ax[3].legend(fontsize=7)
-    fig.tight_layout()
-    return fig
