@@ -150,7 +150,9 @@ def run_task(task: dict, # one of `study_tasks`
 # %% ../nbs/06c_sweep.ipynb #f9394fd7
 SETTINGS = ('qk_norm', 'lr', 'n_layer', 'seed')
 CONTEXT = ('n_embd', 'n_head', 'block_size', 'batch_size', 'max_iters', 'warmup_iters', 'tokenizer', 'dataset', 'dtype')
-METRICS = ('status', 'l0', 'final_val_loss', 'best_val_loss', 'diverged_step', 'max_logit', 'max_train_loss')
+METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'best_val_loss', 'diverged_step', 'max_train_loss',
+           'peak_train_loss_ratio', 'peak_train_loss_step', 'steps_above_l0', 'recovered',  # the run's instability record
+           'max_logit', 'last_max_logit', 'max_out_logit', 'max_log_z')  # attention- vs output-logit growth, max over the run
 TAIL = ('wall_time', 'tokens_per_s', 'n_params', 'attempts', 'error')
 
 def collect_results(study_dir):
@@ -173,7 +175,7 @@ def collect_results(study_dir):
     steps = [f'steps_to_{t}' for t in sorted(targets, key=float, reverse=True)]
     cols = ['cell', *SETTINGS, *extra, *CONTEXT, *METRICS, *steps, 'round', *TAIL]
     df = pd.DataFrame(rows, columns=cols)
-    for c in ('diverged_step', 'n_params', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
+    for c in ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'n_params', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
     return df.sort_values(['n_layer', 'qk_norm', 'seed', 'lr', 'cell'], kind='stable', ignore_index=True)
 
 def write_results(study_dir) -> Path:
