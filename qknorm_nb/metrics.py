@@ -14,7 +14,8 @@ import pandas as pd
 __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
            'capped_loss', 'tidy_runs', 'lr_curves', 'in_range', 'lr_sensitivity', 'lr_sensitivity_seeds', 'optimal_lr',
            'max_stable_lr', 'steps_to_target', 'bootstrap_ci', 't_quantile', 't_interval', 'qk_variants', 'gap_curves',
-           'necessity_threshold', 'synthetic_results', 'high_lr_pair', 'same_grid']
+           'necessity_threshold', 'synthetic_results', 'high_lr_pair', 'same_grid', 'edge_lrs', 'probe_signals',
+           'first_step']
 
 # %% ../nbs/07_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -436,3 +437,39 @@ def same_grid(a: dict, b: dict) -> bool:
     import json
     key = lambda s: (s.get('preset'), json.dumps(s.get('axes'), sort_keys=True, default=str))
     return key(a) == key(b)
+
+# %% ../nbs/07_metrics.ipynb #65c1de98
+def edge_lrs(fl: pd.DataFrame,  # `failure_lr` output: lr_trained, lr_first_fail per qk_norm and n_layer
+             df: pd.DataFrame,  # the results table the brackets came from
+            ) -> pd.DataFrame:
+    "Per arm and depth: the LRs at and just above its failure bracket and the highest LR where a run trained, one row each."
+    r = tidy_runs(df)
+    top = r[~r['fail']].groupby(['qk_norm', 'n_layer'])['lr'].max()
+    rows = []
+    for f in fl.itertuples():
+        edge = f.lr_trained if np.isfinite(f.lr_first_fail) else np.nan  # no failure on the grid: no edge to be at
+        picks = (('at edge (all trained)', edge), ('just above (first failure)', f.lr_first_fail),
+                 ('highest LR that trained', top.get((f.qk_norm, f.n_layer), np.nan)))
+        for what, lr in picks:
+            if np.isfinite(lr): rows.append(dict(qk_norm=f.qk_norm, n_layer=f.n_layer, lr=float(lr), why=what))
+    out = pd.DataFrame(rows, columns=['qk_norm', 'n_layer', 'lr', 'why'])
+    return out.groupby(['qk_norm', 'n_layer', 'lr'], as_index=False)['why'].agg(' and '.join)
+
+# %% ../nbs/07_metrics.ipynb #2a93847e
+def probe_signals(m: pd.DataFrame) -> pd.DataFrame:
+    "Per probe step of a run's metrics: max attention logit over layers, max |output logit|, mean log Z, val and train loss."
+    pr = m.dropna(subset=['max_logit']) if 'max_logit' in m else m.iloc[:0]
+    layer_max = lambda v: max((x for x in v if x is not None and x == x), default=np.nan) if isinstance(v, list) else np.nan
+    out = pd.DataFrame(dict(step=pr['step'].astype(int).values, attn_logit=[layer_max(v) for v in pr.get('max_logit', [])]))
+    for c in ('out_max_abs', 'log_z', 'val_loss', 'train_loss'):
+        out[c] = pd.to_numeric(pr[c], errors='coerce').values if c in pr else np.nan
+    return out
+
+def first_step(sig: pd.DataFrame,  # `probe_signals` output
+               col: str,           # the signal's column
+               level: float,       # the level it must reach
+              ) -> float:
+    "The first probe step at which `sig[col]` is ≥ `level` or non-finite; NaN if it never is."
+    v = sig[col].astype(float).values
+    hit = np.flatnonzero((v >= level) | np.isinf(v))
+    return float(sig['step'].values[hit[0]]) if len(hit) else np.nan

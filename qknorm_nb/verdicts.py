@@ -13,8 +13,9 @@ from .metrics import (OFF, BY, WORTSMAN_LRS, ResultsError, tidy_runs, lr_curves,
                                lr_sensitivity_seeds, t_interval, t_quantile, qk_variants)
 
 # %% auto #0
-__all__ = ['TOL', 'MARGIN', 'fit_fail_curve', 'failure_lr', 'near_optimal_band', 'sensitivity_gap', 'optimum_gap',
-           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'study_summary']
+__all__ = ['TOL', 'MARGIN', 'ENDED', 'fit_fail_curve', 'failure_lr', 'near_optimal_band', 'sensitivity_gap', 'optimum_gap',
+           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'arm_gap_at_optimum', 'cap_explains', 'coverage',
+           'ended_groups', 'study_summary']
 
 # %% ../nbs/07a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -343,6 +344,71 @@ def verdicts(df: pd.DataFrame,       # study results table
                          n_against=int(h3['verdict'] == 'not supported'), n_undetermined=len(g) - fin, summary=h3['why'],
                          **{k: h3[k] for k in ('slope', 'slope_lo', 'slope_hi', 'shift', 'step')}))
     return pd.DataFrame(rows)
+
+# %% ../nbs/07a_verdicts.ipynb #618ea4a3
+def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
+                       a: str, b: str,      # the two arms (qk_norm values): the difference is ℓ_a − ℓ_b
+                       alpha: float = 0.05, # 1 - confidence level
+                      ) -> pd.DataFrame:
+    "Per depth both arms ran: ℓ_a − ℓ_b, each arm at its own best grid LR, paired by seed, with its t interval."
+    r = tidy_runs(df, ['qk_norm', 'n_layer']).set_index(['qk_norm', 'n_layer', 'lr', 'seed'])['loss'].sort_index()
+    cur = lr_curves(df).sort_values('lr')
+    best = cur.loc[cur.groupby(['qk_norm', 'n_layer'])['mean'].idxmin()].set_index(['qk_norm', 'n_layer'])
+    rows = []
+    for L in sorted(set(df.loc[df.qk_norm == a, 'n_layer']) & set(df.loc[df.qk_norm == b, 'n_layer'])):
+        ba, bb = best.loc[(a, L)], best.loc[(b, L)]
+        ti = _paired(r.loc[(a, L, ba['lr'])], r.loc[(b, L, bb['lr'])], alpha)
+        rows.append(dict(n_layer=L, a=a, b=b, lr_star_a=ba['lr'], lr_star_b=bb['lr'], loss_star_a=ba['mean'],
+                         loss_star_b=bb['mean'], diff=ti['mean'], lo=ti['lo'], hi=ti['hi'], n=ti['n'], t=ti['t']))
+    return pd.DataFrame(rows, columns=['n_layer', 'a', 'b', 'lr_star_a', 'lr_star_b', 'loss_star_a', 'loss_star_b',
+                                       'diff', 'lo', 'hi', 'n', 't'])
+
+# %% ../nbs/07a_verdicts.ipynb #298ae0e1
+def cap_explains(ln_cost: dict,   # t interval of ℓ_layernorm − ℓ_none at the optimum (mean, lo, hi, n)
+                 l2_cost: dict,   # t interval of ℓ_l2 − ℓ_none
+                 ln_vs_l2: dict,  # t interval of ℓ_layernorm − ℓ_l2
+                ) -> tuple:
+    "('explains' | 'explains part' | 'does not' | 'no cost' | 'inconclusive', the reason in words) from three intervals."
+    ci = lambda d: _ci(d['mean'], d['lo'], d['hi'], d['n'], d.get('t', np.nan))
+    txt = f"layernorm − none {ci(ln_cost)}, l2 − none {ci(l2_cost)}, layernorm − l2 {ci(ln_vs_l2)}"
+    if min(d['n'] for d in (ln_cost, l2_cost, ln_vs_l2)) < 2: return 'inconclusive', f"{txt}: fewer than two paired seeds"
+    if not ln_cost['lo'] > 0:
+        better = ' (layernorm is better)' if ln_cost['hi'] < 0 else ''
+        return 'no cost', f"{txt}: layernorm's cost at the optimum is not beyond its interval{better}, so there is no cost to explain"
+    if ln_vs_l2['lo'] > 0:
+        if not l2_cost['lo'] > 0: return 'explains', f"{txt}: l2 (no fixed cap) beats layernorm and is within noise of none"
+        return 'explains part', f"{txt}: l2 beats layernorm but still costs against none"
+    if ln_vs_l2['hi'] < 0: return 'does not', f"{txt}: l2 costs more than layernorm"
+    if l2_cost['lo'] > 0: return 'does not', f"{txt}: l2 costs against none too, and as much as layernorm within the interval"
+    return 'inconclusive', f"{txt}: l2 is within noise of both layernorm and none"
+
+# %% ../nbs/07a_verdicts.ipynb #efe45ba4
+ENDED = ('done', 'diverged', 'failed')  # cell statuses of a run that has ended
+
+def coverage(spec: dict,       # the study declaration (study.json), with its `cells`
+             df: pd.DataFrame, # the results table (collect_results), any statuses
+            ) -> pd.DataFrame:
+    "Per arm and depth: cells declared, cells ended and cells still to run (declared cells missing from `df` count as to run)."
+    decl = pd.DataFrame([dict(cell=c, qk_norm=v['qk_norm'], n_layer=v['n_layer']) for c, v in (spec.get('cells') or {}).items()],
+                        columns=['cell', 'qk_norm', 'n_layer'])
+    ended = df.loc[df['status'].isin(ENDED), ['cell', 'qk_norm', 'n_layer']]
+    allc = pd.concat([decl, ended]).drop_duplicates('cell')
+    out = allc.groupby(['qk_norm', 'n_layer']).size().rename('declared').to_frame()
+    out['ended'] = ended.groupby(['qk_norm', 'n_layer']).size().reindex(out.index).fillna(0).astype(int)
+    out['to_run'] = out['declared'] - out['ended']
+    return out.reset_index()
+
+def ended_groups(spec: dict,        # the study declaration (study.json), with its `cells`
+                 df: pd.DataFrame,  # the results table (collect_results), any statuses
+                 by=('n_layer', 'lr'), # a group is kept only when all its declared cells have ended
+                ) -> pd.DataFrame:
+    "The ended rows of `df` whose (`by`) group has no declared cell still to run: a partial study without its half-run LRs."
+    by = list(by)
+    decl = pd.DataFrame([{'cell': c, **{k: v[k] for k in by}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *by])
+    ended = df[df['status'].isin(ENDED)]
+    todo = decl[~decl['cell'].isin(ended['cell'])]
+    key = lambda t: pd.MultiIndex.from_frame(t[by].astype(float))
+    return ended[~key(ended).isin(key(todo))] if len(todo) else ended
 
 # %% ../nbs/07a_verdicts.ipynb #42aced3c
 def study_summary(df: pd.DataFrame, # one study's results table
