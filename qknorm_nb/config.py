@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/config.html.md"""
 
 # %% ../nbs/00_config.ipynb #9ecbc8e3
 from __future__ import annotations
-import ast, dataclasses, difflib, json, math, os
+import ast, dataclasses, difflib, inspect, json, math, os
 from dataclasses import dataclass, field, fields, asdict
 from pathlib import Path
 from .files import json_safe
@@ -15,8 +15,8 @@ from .files import json_safe
 __all__ = ['QK_NORMS', 'TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES',
            'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'COHORT_FIELDS', 'TRAIN_PARAMS', 'COHORT_PARAMS',
            'ConfigError', 'RunConfig', 'is_int', 'is_num', 'check_dataset', 'validate', 'make_config', 'saved_config',
-           'default_values', 'run_identity', 'read_literal', 'check_params', 'config_from_params', 'cohort_from_params',
-           'resolve_device']
+           'default_values', 'run_identity', 'read_literal', 'given_params', 'check_params', 'config_from_params',
+           'cohort_from_params', 'resolve_device']
 
 # %% ../nbs/00_config.ipynb #f9f5492a
 QK_NORMS = ('none', 'layernorm', 'rmsnorm', 'l2')  # METHODS.md: off, Wortsman/Dehghani, OLMo 2 / Qwen3, Henry et al.
@@ -229,6 +229,13 @@ def read_literal(name: str, # the parameter, for the message
     if not (isinstance(v, str) and v.strip().startswith(('[', '('))): return v
     try: return ast.literal_eval(v)
     except (ValueError, SyntaxError): _fail(f"{name}={v!r} is not a Python list, e.g. '[2.5, 2.0]'")
+
+def given_params(ns: dict, # the notebook's globals()
+                 before: set, # the names that existed before the parameters cell
+                ) -> dict:
+    "The parameters a runner notebook was given: new globals since `before` that hold values, not imported modules or defined functions."
+    return {k: v for k, v in ns.items() if k not in before and not k.startswith('_')
+            and not (inspect.ismodule(v) or callable(v))}  # papermill injects literals; a cell may import or define helpers
 
 def check_params(params: dict, extra: tuple = ()):
     "Raise `ConfigError` for a name in `params` that is neither a `RunConfig` field nor in `extra`, naming the closest."
