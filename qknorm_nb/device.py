@@ -69,7 +69,7 @@ def git_info() -> dict:
     try:
         head = run('rev-parse', 'HEAD')
         if head.returncode: return dict(commit=None, dirty=None)
-        dirty = run('status', '--porcelain', '--untracked-files=no')
+        dirty = run('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)runs')  # code, not the runs a study writes
         return dict(commit=head.stdout.strip(), dirty=bool(dirty.stdout.strip()))
     except (OSError, subprocess.SubprocessError): return dict(commit=None, dirty=None)
 
