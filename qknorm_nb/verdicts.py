@@ -13,8 +13,8 @@ from .metrics import (OFF, BY, WORTSMAN_LRS, ResultsError, tidy_runs, lr_curves,
                                lr_sensitivity_seeds, t_interval, t_quantile, qk_variants)
 
 # %% auto #0
-__all__ = ['TOL', 'MARGIN', 'ENDED', 'fit_fail_curve', 'failure_lr', 'near_optimal_band', 'sensitivity_gap', 'optimum_gap',
-           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'arm_gap_at_optimum', 'cap_explains', 'coverage',
+__all__ = ['TOL', 'MARGIN', 'ENDED', 'fit_fail_curve', 'failure_lr', 'near_optimal_band', 'sensitivity_gap', 'arm_gap_at_optimum',
+           'optimum_gap', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage',
            'ended_groups', 'study_summary']
 
 # %% ../nbs/07a_verdicts.ipynb #d929921d
@@ -134,23 +134,34 @@ def sensitivity_gap(df: pd.DataFrame,   # study results table
     w, f = (out[out['range'] == r].drop(columns='range').set_index(['n_layer', 'on']) for r in ('wortsman', 'full'))
     return w.join(f, lsuffix='_wortsman', rsuffix='_full').reset_index()
 
+# %% ../nbs/07a_verdicts.ipynb #618ea4a3
+def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
+                       a: str, b: str,      # the two arms (qk_norm values): the difference is ℓ_a − ℓ_b
+                       alpha: float = 0.05, # 1 - confidence level
+                      ) -> pd.DataFrame:
+    "Per depth both arms ran: ℓ_a − ℓ_b, each arm at its own best grid LR, paired by seed, with its t interval."
+    r = tidy_runs(df, ['qk_norm', 'n_layer']).set_index(['qk_norm', 'n_layer', 'lr', 'seed'])['loss'].sort_index()
+    cur = lr_curves(df).sort_values('lr')
+    best = cur.loc[cur.groupby(['qk_norm', 'n_layer'])['mean'].idxmin()].set_index(['qk_norm', 'n_layer'])
+    rows = []
+    for L in sorted(set(df.loc[df.qk_norm == a, 'n_layer']) & set(df.loc[df.qk_norm == b, 'n_layer'])):
+        ba, bb = best.loc[(a, L)], best.loc[(b, L)]
+        ti = _paired(r.loc[(a, L, ba['lr'])], r.loc[(b, L, bb['lr'])], alpha)
+        rows.append(dict(n_layer=L, a=a, b=b, lr_star_a=ba['lr'], lr_star_b=bb['lr'], loss_star_a=ba['mean'],
+                         loss_star_b=bb['mean'], diff=ti['mean'], lo=ti['lo'], hi=ti['hi'], n=ti['n'], t=ti['t']))
+    return pd.DataFrame(rows, columns=['n_layer', 'a', 'b', 'lr_star_a', 'lr_star_b', 'loss_star_a', 'loss_star_b',
+                                       'diff', 'lo', 'hi', 'n', 't'])
+
 # %% ../nbs/07a_verdicts.ipynb #d357989c
 def optimum_gap(df: pd.DataFrame,    # study results table
                 on=None,             # QK-norm variant(s) compared with 'none' (None: every variant)
                 alpha: float = 0.05, # 1 - confidence level
                ) -> pd.DataFrame:
     "Per depth and variant: each arm's best grid LR and loss, and the paired off − on gap there with its t interval."
-    r = tidy_runs(df, ['qk_norm', 'n_layer']).set_index(['qk_norm', 'n_layer', 'lr', 'seed'])['loss'].sort_index()
-    cur = lr_curves(df).sort_values('lr')
-    best = cur.loc[cur.groupby(['qk_norm', 'n_layer'])['mean'].idxmin()].set_index(['qk_norm', 'n_layer'])
-    rows = []
-    for o in _arms(df, on):
-        for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):
-            bo, bn = best.loc[(OFF, L)], best.loc[(o, L)]
-            ti = _paired(r.loc[(OFF, L, bo['lr'])], r.loc[(o, L, bn['lr'])], alpha)
-            rows.append(dict(n_layer=L, on=o, lr_star_off=bo['lr'], lr_star_on=bn['lr'], loss_star_off=bo['mean'],
-                             loss_star_on=bn['mean'], opt_gap=ti['mean'], opt_lo=ti['lo'], opt_hi=ti['hi'], opt_n=ti['n'], opt_t=ti['t']))
-    return pd.DataFrame(rows)
+    names = dict(b='on', lr_star_a='lr_star_off', lr_star_b='lr_star_on', loss_star_a='loss_star_off', loss_star_b='loss_star_on',
+                 diff='opt_gap', lo='opt_lo', hi='opt_hi', n='opt_n', t='opt_t')
+    gaps = [arm_gap_at_optimum(df, OFF, o, alpha).rename(columns=names).drop(columns='a') for o in _arms(df, on)]
+    return pd.concat(gaps, ignore_index=True) if gaps else pd.DataFrame(columns=['n_layer', *names.values()])
 
 # %% ../nbs/07a_verdicts.ipynb #feee8824
 MARGIN = 0.05  # nats: QK-norm is "necessary" where the off arm is worse by more than this
@@ -344,24 +355,6 @@ def verdicts(df: pd.DataFrame,       # study results table
                          n_against=int(h3['verdict'] == 'not supported'), n_undetermined=len(g) - fin, summary=h3['why'],
                          **{k: h3[k] for k in ('slope', 'slope_lo', 'slope_hi', 'shift', 'step')}))
     return pd.DataFrame(rows)
-
-# %% ../nbs/07a_verdicts.ipynb #618ea4a3
-def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
-                       a: str, b: str,      # the two arms (qk_norm values): the difference is ℓ_a − ℓ_b
-                       alpha: float = 0.05, # 1 - confidence level
-                      ) -> pd.DataFrame:
-    "Per depth both arms ran: ℓ_a − ℓ_b, each arm at its own best grid LR, paired by seed, with its t interval."
-    r = tidy_runs(df, ['qk_norm', 'n_layer']).set_index(['qk_norm', 'n_layer', 'lr', 'seed'])['loss'].sort_index()
-    cur = lr_curves(df).sort_values('lr')
-    best = cur.loc[cur.groupby(['qk_norm', 'n_layer'])['mean'].idxmin()].set_index(['qk_norm', 'n_layer'])
-    rows = []
-    for L in sorted(set(df.loc[df.qk_norm == a, 'n_layer']) & set(df.loc[df.qk_norm == b, 'n_layer'])):
-        ba, bb = best.loc[(a, L)], best.loc[(b, L)]
-        ti = _paired(r.loc[(a, L, ba['lr'])], r.loc[(b, L, bb['lr'])], alpha)
-        rows.append(dict(n_layer=L, a=a, b=b, lr_star_a=ba['lr'], lr_star_b=bb['lr'], loss_star_a=ba['mean'],
-                         loss_star_b=bb['mean'], diff=ti['mean'], lo=ti['lo'], hi=ti['hi'], n=ti['n'], t=ti['t']))
-    return pd.DataFrame(rows, columns=['n_layer', 'a', 'b', 'lr_star_a', 'lr_star_b', 'loss_star_a', 'loss_star_b',
-                                       'diff', 'lo', 'hi', 'n', 't'])
 
 # %% ../nbs/07a_verdicts.ipynb #298ae0e1
 def cap_explains(ln_cost: dict,   # t interval of ℓ_layernorm − ℓ_none at the optimum (mean, lo, hi, n)
