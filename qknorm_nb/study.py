@@ -18,7 +18,7 @@ from .config import (RunConfig, ConfigError, PRESETS, make_config, default_value
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_TYPES', 'FIELD_CHOICES', 'COMPLETE',
            'StudyError', 'SweepError', 'repo_dir', 'preset_path', 'preset_names', 'logspace', 'fmt_sci', 'cell_id',
            'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'StudyLoader', 'load_study',
-           'load_json', 'read_summary', 'cell_status', 'refined_settings', 'with_refined']
+           'load_json', 'read_summary', 'cell_status', 'refined_settings', 'add_missing', 'with_refined']
 
 # %% ../nbs/06_study.ipynb #cc79b547
 class StudyError(ConfigError):
@@ -319,9 +319,15 @@ def refined_settings(study_dir) -> list[dict]:
     "The settings (with their `round`) of the cells refinement added to the study in `study_dir`, in the order added."
     return list((load_json(Path(study_dir)/'study.json') or {}).get('refined') or [])
 
+def add_missing(st: Study, settings: list[dict]) -> list[Cell]:
+    "Append the cells of `settings` that `st` does not have yet (by id); return them."
+    have, new = {c.id for c in st.cells}, []
+    for c in map(lambda s: make_cell(st, s), settings):
+        if c.id not in have: have.add(c.id); new.append(c)
+    st.cells.extend(new)
+    return new
+
 def with_refined(st: Study, study_dir) -> Study:
     "`st` with the cells that refinement recorded in `study_dir/study.json` appended (those it does not have yet)."
-    have = {c.id for c in st.cells}
-    new = [s for s in refined_settings(study_dir) if make_cell(st, s).id not in have]
-    add_cells(st, new)
+    add_missing(st, refined_settings(study_dir))
     return st

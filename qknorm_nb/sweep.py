@@ -15,7 +15,7 @@ import qknorm_nb
 from .config import RUNTIME_FIELDS, COHORT_FIELDS, is_int, is_num
 from .files import atomic_write, write_json, sha256, now
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, COMPLETE, load_study, load_json, read_summary,
-                             cell_status, add_cells, make_cell, refined_settings, with_refined)
+                             cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined)
 from .locks import STALE_AFTER, cell_lock, clear_stale_lock, lock_holder, lock_path, read_lock
 from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, clear_stop, shutdown_warm_kernels
 
@@ -246,12 +246,11 @@ def _check_folder(study_dir: Path, st: Study, hashes: dict):
 def _write_study_json(study_dir: Path, st: Study, hashes: dict):
     "Write study.json: the spec, the data files' hashes, every cell's config and the cells refinement added (with their rounds)."
     old = load_json(study_dir/'study.json') or {}
-    added = [c for c in st.cells if c.settings.get('round')]
-    refined = [dict(c.settings) for c in added]
-    refined += [s for s in old.get('refined') or [] if make_cell(st, s).id not in {c.id for c in added}]  # keep what an earlier sweep added
+    refined = {c.id: dict(c.settings) for c in st.cells if c.settings.get('round')}
+    for s in old.get('refined') or []: refined.setdefault(make_cell(st, s).id, s)  # keep what an earlier sweep added
     write_json(study_dir/'study.json', st.to_dict() | dict(data_files=hashes, version=qknorm_nb.__version__,
                created=old.get('created', now()), updated=now(), cells=(old.get('cells') or {}) | {c.id: c.config.to_dict() for c in st.cells},
-               refined=refined, rounds={make_cell(st, s).id: s['round'] for s in refined}))
+               refined=list(refined.values()), rounds={cid: s['round'] for cid, s in refined.items()}))
 
 # %% ../nbs/06c_sweep.ipynb #1c5f67b4
 def _run_local(tasks, workers, gpus, on_done):
@@ -329,9 +328,9 @@ def refine_round(st: Study, # the study; its cells so far are all complete
                  r: int,    # the round: 1, 2, ...
                 ) -> tuple[list[Cell], str]:
     "Append round `r`'s cells to `st` (the ones on record in study.json, else the planner's) and return them with the planner's reason."
-    have = {c.id for c in st.cells}
     recorded = [s for s in refined_settings(study_dir) if s.get('round') == r]
-    if recorded: return add_cells(st, [s for s in recorded if make_cell(st, s).id not in have]), 'continue'
+    if recorded: return add_missing(st, recorded), 'continue'
+    have = {c.id for c in st.cells}
     from qknorm_nb.refine import plan_round  # pandas and the verdicts, only for studies that refine
     df = collect_results(study_dir)
     plan = plan_round(df[df['cell'].isin(have)], st.refine, r)
