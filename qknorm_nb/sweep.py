@@ -153,7 +153,7 @@ CONTEXT = ('n_embd', 'n_head', 'block_size', 'batch_size', 'max_iters', 'warmup_
 METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'best_val_loss', 'diverged_step', 'max_train_loss',
            'peak_train_loss_ratio', 'peak_train_loss_step', 'steps_above_l0', 'recovered',  # the run's instability record
            'max_logit', 'last_max_logit', 'max_out_logit', 'max_log_z')  # attention- vs output-logit growth, max over the run
-TAIL = ('wall_time', 'tokens_per_s', 'n_params', 'attempts', 'error')
+TAIL = ('wall_time', 'tokens_per_s', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'error')  # the scale measures: the ladder's x
 
 def collect_results(study_dir):
     "A DataFrame with one row per cell of `study_dir` that has a summary.json, rebuilt from the run folders."
@@ -175,7 +175,7 @@ def collect_results(study_dir):
     steps = [f'steps_to_{t}' for t in sorted(targets, key=float, reverse=True)]
     cols = ['cell', *SETTINGS, *extra, *CONTEXT, *METRICS, *steps, 'round', *TAIL]
     df = pd.DataFrame(rows, columns=cols)
-    for c in ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'n_params', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
+    for c in ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
     return df.sort_values(['n_layer', 'qk_norm', 'seed', 'lr', 'cell'], kind='stable', ignore_index=True)
 
 def write_results(study_dir) -> Path:
@@ -243,14 +243,15 @@ def _check_folder(study_dir: Path, st: Study, hashes: dict):
         if p in hashes and hashes[p] != h:
             raise StudyError(f"data file {p!r} changed since {study_dir} was started (sha256 {h[:12]}… now {hashes[p][:12]}…)")
 
-def _write_study_json(study_dir: Path, st: Study, hashes: dict):
-    "Write study.json: the spec, the data files' hashes, every cell's config and the cells refinement added (with their rounds)."
+def _write_study_json(study_dir: Path, st: Study, hashes: dict, refine_stop: str|None = None):
+    "Write study.json: the spec, the data files' hashes, every cell's config, the cells refinement added (with their rounds) and why it stopped."
     old = load_json(study_dir/'study.json') or {}
     refined = {c.id: dict(c.settings) for c in st.cells if c.settings.get('round')}
     for s in old.get('refined') or []: refined.setdefault(make_cell(st, s).id, s)  # keep what an earlier sweep added
     write_json(study_dir/'study.json', st.to_dict() | dict(data_files=hashes, version=qknorm_nb.__version__,
                created=old.get('created', now()), updated=now(), cells=(old.get('cells') or {}) | {c.id: c.config.to_dict() for c in st.cells},
-               refined=list(refined.values()), rounds={cid: s['round'] for cid, s in refined.items()}))
+               refined=list(refined.values()), rounds={cid: s['round'] for cid, s in refined.items()},
+               refine_stop=refine_stop or old.get('refine_stop')))
 
 # %% ../nbs/06c_sweep.ipynb #1c5f67b4
 def _run_local(tasks, workers, gpus, on_done):
@@ -408,7 +409,10 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
             _write_study_json(study_dir, st, hashes)  # the round's cells are on record before any of them runs
             if new: bar.write(f"{st.name}: refinement round {r} adds {len(new)} cells ({reason})")
             sweep(new)
-            if reason != 'continue': break
+            if reason != 'continue':
+                if all(states.get(c.id) in (*COMPLETE, 'failed') for c in new):  # the last round ran: refinement is over
+                    _write_study_json(study_dir, st, hashes, refine_stop=reason)
+                break
             r += 1
     finally:
         shutdown_warm_kernels()  # the workers' kept kernels end with the sweep
