@@ -1,4 +1,4 @@
-"""`qknorm sweep`, `qknorm report`, `qknorm study`, `qknorm cells` and `qknorm bench`: the study from a terminal.
+"""`qknorm sweep`, `qknorm report`, `qknorm study`, `qknorm cells`, `qknorm ladder`, `qknorm check-prediction` and `qknorm bench`: the study from a terminal.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/cli.html.md"""
 
@@ -47,6 +47,19 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser('cells', help="list a study's cells, their state and a running sweep's progress")
     c.add_argument('study', help=f"a YAML study file or a preset: {', '.join(preset_names())}")
     c.add_argument('--runs-dir', default='runs', help="folder holding the study folders (default: runs)")
+    l = sub.add_parser('ladder', help="run (or resume) a scale ladder rung by rung, predicting each rung above the first two before it runs")
+    l.add_argument('ladder', help="a ladder file, e.g. studies/ladders/ladder.yaml")
+    l.add_argument('--runs-dir', default='runs', help="folder holding the ladder's folder and the studies its rungs come from (default: runs)")
+    l.add_argument('--plan', action='store_true', help="show where each rung stands (cells, grid, prediction); run nothing")
+    l.add_argument('--only', nargs='+', metavar='RUNG', help="run only these rungs (axis-name, e.g. width-d64); the rungs below them must be complete")
+    for k, h in (('--workers', "cells at once (default as for sweep)"), ('--threads', "torch threads per cell")):
+        l.add_argument(k, type=int, help=h)
+    l.add_argument('--executor', choices=EXECUTORS, help="where cells run (default: local)")
+    l.add_argument('--notebook', help="the notebook each cell runs (default: the repository's nbs/10_train.ipynb)")
+    l.add_argument('--fresh-kernels', action='store_true', help="a fresh kernel for every cell")
+    l.add_argument('-q', '--quiet', action='store_true', help="no progress bars")
+    from qknorm_nb.check import add_check_args
+    add_check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (06f_check)"))
     b = sub.add_parser('bench', help="time a training step on this device against plain nanoGPT (see 13_bench)")
     b.add_argument('--shapes', nargs='+', default=['cpu', 'core'], choices=list(PRESETS), help="model shapes (default: cpu core)")
     b.add_argument('--device', default='auto', help="cpu, cuda, cuda:N, mps or auto (default)")
@@ -94,7 +107,24 @@ def _bench(a) -> int:
               cohort=not a.no_cohort, overhead=not a.no_overhead, cohort_run=a.cohort_run, parallel=a.parallelism, out=a.out)
     return 0
 
+def _ladder(a) -> int:
+    from qknorm_nb.ladder import load_ladder, plan_ladder, run_ladder
+    ld = load_ladder(a.ladder)
+    if not a.plan:
+        states = run_ladder(ld, runs_dir=a.runs_dir, only=a.only, workers=a.workers, threads=a.threads, executor=a.executor,
+                            notebook=a.notebook, progress=not a.quiet, reuse_kernels=not a.fresh_kernels)
+        for k, v in states.items(): print(f"{k}: {v}")
+    rows = plan_ladder(ld, a.runs_dir)
+    w = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in ('rung', 'x', 'state', 'prediction')}
+    print('  '.join(f"{k:<{w[k]}}" for k in w) + '  LRs')
+    for r in rows: print('  '.join(f"{str(r[k]):<{w[k]}}" for k in w) + f"  {r['lrs']}")
+    return 0 if a.plan or all(v != 'incomplete' for v in states.values()) else 1
+
 def _run(a) -> int:
+    if a.command == 'ladder': return _ladder(a)
+    if a.command == 'check-prediction':
+        from qknorm_nb.check import check_main
+        return check_main(a)
     if a.command == 'cells': return _cells(a)
     if a.command == 'bench': return _bench(a)
     if a.command == 'report':
