@@ -109,7 +109,7 @@ def _bench(a) -> int:
 
 def _ladder(a) -> int:
     from qknorm_nb.ladder import load_ladder, plan_ladder, run_ladder
-    ld = load_ladder(a.ladder)
+    ld = load_ladder(a.ladder, check_data=not a.plan)  # a plan reads results only: no data files needed
     if not a.plan:
         states = run_ladder(ld, runs_dir=a.runs_dir, only=a.only, workers=a.workers, threads=a.threads, executor=a.executor,
                             notebook=a.notebook, progress=not a.quiet, reuse_kernels=not a.fresh_kernels)

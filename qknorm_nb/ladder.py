@@ -98,11 +98,15 @@ def _lr_list(where, v):
     if len(set(v)) < len(v): raise LadderError(f"{where}={v!r} lists an LR twice")
     return v
 
-def _config(where, preset, fields_):
-    try: return make_config(preset, **fields_)
+def _config(where, preset, fields_, check_data=True):
+    "The validated config; with `check_data` False the data paths are kept as declared but not looked for."
+    data = {k: fields_[k] for k in ('dataset', 'val_dataset') if k in fields_ and not check_data}
+    try: cfg = make_config(preset, **fields_ | {k: 'builtin' if k == 'dataset' else '' for k in data})
     except ConfigError as e: raise LadderError(f"{where}: {e}") from None
+    for k, v in data.items(): setattr(cfg, k, v)  # reading a ladder's results needs no text: the paths are recorded, unchecked
+    return cfg
 
-def _scale(axis, s):
+def _scale(axis, s, check_data=True):
     _keys(f"scales.{axis}", s, SCALE_KEYS)
     if s.get('x') not in XS: raise LadderError(f"scales.{axis}.x={s.get('x')!r} must be one of {', '.join(XS)}")
     preset = s.get('preset', 'cpu')
@@ -120,7 +124,7 @@ def _scale(axis, s):
         own = {k: v for k, v in r.items() if k not in ('name', 'from')}
         _keys(where, own, [k for k in FIELD_TYPES if k not in ('qk_norm', 'lr', 'seed') and k not in fixed])
         src = _name(f"{where}.from", r['from']) if r.get('from') is not None else None
-        cfg = _config(f"{where} ({name})", preset, fixed | own)
+        cfg = _config(f"{where} ({name})", preset, fixed | own, check_data)
         rungs.append(Rung(axis, name, i, own, src, cfg, rung_x(cfg, s['x'])))
     xs = [r.x for r in rungs]
     if any(b <= a for a, b in zip(xs, xs[1:])):
@@ -131,6 +135,7 @@ def _scale(axis, s):
 def check_ladder(spec: dict, # the parsed ladder file
                  name: str|None = None, # the name when the spec has none (the file's stem)
                  source: str = '', # where the spec came from
+                 check_data: bool = True, # False: data files need not exist here (reading results, planning)
                 ) -> Ladder:
     "Validate a ladder spec: every rung's configuration, increasing scale, arms, seeds, LRs, the target; raise `LadderError`."
     _keys('ladder', spec, LADDER_KEYS)
@@ -150,30 +155,30 @@ def check_ladder(spec: dict, # the parsed ladder file
     if not is_int(retries) or retries < 0: raise LadderError(f"retries={retries!r} must be an int >= 0")
     scales = spec.get('scales')
     if not isinstance(scales, dict) or not scales: raise LadderError("scales must map each axis name to its x, preset, fixed fields and rungs")
-    scales = {_name(f"scales.{a}", a): _scale(a, s) for a, s in scales.items()}
+    scales = {_name(f"scales.{a}", a): _scale(a, s, check_data) for a, s in scales.items()}
     ld = Ladder(name, arms, seeds, lrs, (float(keep[0]), float(keep[1])), retries, spec.get('refine'), spec.get('executor'),
                 spec.get('slurm'), scales, None, source)
     for r in ld.rungs():  # every rung is a valid study: the study engine's own checks (refine block, data files, ...)
-        if r.source is None: check_study(rung_spec(ld, r, ld.lrs))
+        if r.source is None and check_data: check_study(rung_spec(ld, r, ld.lrs))
     t = spec.get('target')
     if t is not None:
         _keys('target', t, TARGET_KEYS)
         if t.get('scale') not in scales: raise LadderError(f"target.scale={t.get('scale')!r} must be one of the scales: {', '.join(scales)}")
         preset = t.get('preset', scales[t['scale']]['preset'])
         if preset not in PRESETS: raise LadderError(f"target.preset={preset!r} is not one of {', '.join(map(repr, PRESETS))}")
-        cfg = _config('target', preset, dict(t.get('fixed') or {}))
+        cfg = _config('target', preset, dict(t.get('fixed') or {}), check_data)
         ld.target = dict(name=_name('target.name', t.get('name', 'target')), scale=t['scale'], preset=preset,
                          fixed=dict(t.get('fixed') or {}), config=cfg, x=rung_x(cfg, scales[t['scale']]['x']))
     return ld
 
-def load_ladder(path) -> Ladder:
-    "A validated `Ladder` from a YAML file."
+def load_ladder(path, check_data: bool = True) -> Ladder:
+    "A validated `Ladder` from a YAML file (`check_data` False: its data files need not exist here)."
     p = Path(path).expanduser()
     if not p.is_file(): raise LadderError(f"ladder file {str(path)!r} does not exist")
     try: spec = yaml.load(p.read_text(), Loader=StudyLoader)
     except yaml.YAMLError as e: raise LadderError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
     if not isinstance(spec, dict): raise LadderError(f"{path}: a ladder file must be a mapping with keys such as name, arms, scales")
-    try: return check_ladder(spec, name=p.stem, source=str(p))
+    try: return check_ladder(spec, name=p.stem, source=str(p), check_data=check_data)
     except ConfigError as e: raise type(e)(f"{path}: {e}") from None
 
 # %% ../nbs/06e_ladder.ipynb #9cd29173
@@ -351,7 +356,7 @@ def run_ladder(ladder, # a Ladder or a ladder file
 # %% ../nbs/06e_ladder.ipynb #02a785ab
 def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
     "Where each rung stands, without running or predicting anything: its scale, source, cells ended, grid and prediction."
-    ld = ladder if isinstance(ladder, Ladder) else load_ladder(ladder)
+    ld = ladder if isinstance(ladder, Ladder) else load_ladder(ladder, check_data=False)
     grids = (load_json(ladder_dir(ld, runs_dir)/'ladder.json') or {}).get('grids') or {}
     rows = []
     for r in ld.rungs():
