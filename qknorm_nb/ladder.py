@@ -10,15 +10,16 @@ import difflib, math, re
 from dataclasses import dataclass, field
 from pathlib import Path
 import yaml
-from .config import ConfigError, PRESETS, QK_NORMS, RUNTIME_FIELDS, is_int, is_num, make_config
+from .config import ConfigError, PRESETS, QK_NORMS, is_int, is_num, make_config, run_identity
 from .files import now, read_json, write_json
 from .study import COMPLETE, FIELD_TYPES, StudyError, StudyLoader, cell_status, check_study, load_json, with_refined
 from .metrics import WORTSMAN_LRS
 
 # %% auto #0
-__all__ = ['LADDER_KEYS', 'SCALE_KEYS', 'TARGET_KEYS', 'XS', 'LadderError', 'rung_x', 'Rung', 'Ladder', 'check_ladder',
-           'load_ladder', 'rung_spec', 'seeded_lrs', 'source_table', 'ladder_dir', 'prediction_path', 'target_path',
-           'rung_table', 'rung_complete', 'predict_rung', 'predict_target', 'rung_lrs', 'run_ladder', 'plan_ladder']
+__all__ = ['LADDER_KEYS', 'SCALE_KEYS', 'TARGET_KEYS', 'XS', 'BOOKKEEPING', 'LadderError', 'rung_x', 'Rung', 'Ladder',
+           'check_ladder', 'load_ladder', 'rung_spec', 'seeded_lrs', 'source_table', 'ladder_dir', 'prediction_path',
+           'target_path', 'rung_table', 'rung_complete', 'predict_rung', 'predict_target', 'rung_lrs', 'run_ladder',
+           'plan_ladder']
 
 # %% ../nbs/06e_ladder.ipynb #f0da8df2
 LADDER_KEYS = ('name', 'arms', 'seeds', 'lrs', 'keep', 'retries', 'refine', 'executor', 'slurm', 'scales', 'target')
@@ -210,8 +211,8 @@ def seeded_lrs(lrs: list, # the ladder's grid
 _VARY = ('qk_norm', 'lr', 'seed')
 
 def _shape(cfg: dict) -> dict:
-    "What must agree for two runs to be the same rung: every field but the varied and the runtime ones."
-    return {k: v for k, v in cfg.items() if k not in _VARY and k not in RUNTIME_FIELDS}
+    "What must agree for two runs to be the same rung: every field (defaults for those added since) but the varied and the runtime ones."
+    return {k: v for k, v in run_identity(cfg).items() if k not in _VARY}
 
 def source_table(ld: Ladder, r: Rung, runs_dir='runs'):
     "The results rows of `r.source` whose configuration is rung `r`'s and whose arm is one of the ladder's."
@@ -239,14 +240,18 @@ def rung_table(ld: Ladder, r: Rung, runs_dir='runs'):
     df = collect_results(d)
     return df if len(df) else None
 
-def rung_complete(ld: Ladder, r: Rung, runs_dir='runs') -> bool:
-    "True when every cell the rung's study declares (grid and refinement) has ended, and refinement has stopped planning."
-    if r.source is not None: return True
-    d = ladder_dir(ld, runs_dir)/r.id
+def _study_complete(d: Path, shape: dict|None = None) -> bool:
+    "Every cell `d/study.json` declares (of configuration `shape`, when given) has ended, and refinement has stopped (or there is none)."
     spec = load_json(d/'study.json')
     if not spec: return False
     stopped = spec.get('refine_stop') is not None or not spec.get('refine')  # refinement planned its last round
-    return stopped and all(cell_status(d/c) in (*COMPLETE, 'failed') for c in spec.get('cells', {}))
+    cells = [c for c, cfg in (spec.get('cells') or {}).items() if shape is None or _shape(cfg) == shape]
+    return stopped and bool(cells) and all(cell_status(d/c) in (*COMPLETE, 'failed') for c in cells)
+
+def rung_complete(ld: Ladder, r: Rung, runs_dir='runs') -> bool:
+    "True when every cell of the rung (grid and refinement; for a `from:` rung, the source's cells of its shape) has ended and refinement has stopped."
+    if r.source is not None: return _study_complete(Path(runs_dir)/r.source, _shape(r.config.to_dict()))
+    return _study_complete(ladder_dir(ld, runs_dir)/r.id)
 
 # %% ../nbs/06e_ladder.ipynb #318c803d
 def _below(ld, r, runs_dir):
@@ -259,10 +264,20 @@ def _has_cells(ld, r, runs_dir):
     d = ladder_dir(ld, runs_dir)/r.id
     return d.exists() and any((d/c).is_dir() for c in (load_json(d/'study.json') or {}).get('cells', {}))
 
-def _differs(ld, cfg, r) -> dict:
-    "The fields in which `cfg` differs from rung `r` besides the axis: what a prediction carries over untested."
+BOOKKEEPING = ('eval_every', 'eval_iters', 'probe_every', 'ckpt_every', 'log_every', 'loss_targets', 'train_tokens',
+               'val_tokens', 'compile', 'fused', 'pin_memory', 'attn_impl')  # how a run is watched or sped up, not what it learns
+
+def _differs(ld: Ladder, axis: str, cfg, r: Rung) -> dict:
+    "The fields in which `cfg` differs from rung `r` besides the axis and the bookkeeping: what a prediction carries over untested."
+    shapes = [_shape(b.config.to_dict()) for b in ld.rungs(axis)]
+    along = {k for k in shapes[0] if any(s.get(k) != shapes[0][k] for s in shapes)}  # what the axis itself varies
+    if ld.scales[axis]['x'] == 'tokens': along |= {'max_iters', 'token_budget'}
     a, b = _shape(r.config.to_dict()), _shape(cfg.to_dict())
-    return {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
+    out = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b))
+           if k not in along and k not in BOOKKEEPING and a.get(k) != b.get(k)}
+    fa, fb = r.config.warmup_iters / r.config.max_iters, cfg.warmup_iters / cfg.max_iters  # the schedule's shape
+    if not math.isclose(fa, fb, rel_tol=1e-3): out['warmup_fraction'] = [round(fa, 4), round(fb, 4)]
+    return out
 
 def predict_rung(ld: Ladder, r: Rung, runs_dir='runs', n_boot: int = 1000) -> dict:
     "The prediction for rung `r` from the rungs below it: read back when on file, else made now and written."
@@ -272,7 +287,7 @@ def predict_rung(ld: Ladder, r: Rung, runs_dir='runs', n_boot: int = 1000) -> di
     if _has_cells(ld, r, runs_dir): raise LadderError(f"rung {r.id} has cells already: a prediction made now would not be made before it ran")
     from qknorm_nb.scaling import prediction_file
     below, tables = _below(ld, r, runs_dir)
-    target = dict(name=r.id, x=r.x, x_name=ld.scales[r.axis]['x'], differs_from_rungs=_differs(ld, r.config, below[-1]))
+    target = dict(name=r.id, x=r.x, x_name=ld.scales[r.axis]['x'], differs_from_rungs=_differs(ld, r.axis, r.config, below[-1]))
     pred = prediction_file(target, [b.x for b in below], tables, r.x, arms=tuple(ld.arms), n_boot=n_boot,
                            basis_names=[b.id for b in below])
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -289,7 +304,7 @@ def predict_target(ld: Ladder, runs_dir='runs', n_boot: int = 1000) -> dict|None
     from qknorm_nb.scaling import prediction_file
     t = ld.target
     target = dict(name=t['name'], x=t['x'], x_name=ld.scales[t['scale']]['x'], preset=t['preset'], fixed=t['fixed'],
-                  differs_from_rungs=_differs(ld, t['config'], rungs[-1]))
+                  differs_from_rungs=_differs(ld, t['scale'], t['config'], rungs[-1]))
     pred = prediction_file(target, [b.x for b in rungs], [rung_table(ld, b, runs_dir) for b in rungs], t['x'],
                            arms=tuple(ld.arms), n_boot=n_boot, basis_names=[b.id for b in rungs])
     write_json(p, pred)
@@ -363,7 +378,8 @@ def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
         d = ladder_dir(ld, runs_dir)/r.id
         if r.source is not None:
             n = len(source_table(ld, r, runs_dir)) if (Path(runs_dir)/r.source/'study.json').exists() else 0
-            state = f"from runs/{r.source}: {n} cells" if n else f"from runs/{r.source}: missing"
+            state = (f"from runs/{r.source}: {n} cells" + ('' if rung_complete(ld, r, runs_dir) else ', still running or refining')
+                     if n else f"from runs/{r.source}: missing")
         else:
             cells = (load_json(d/'study.json') or {}).get('cells', {})
             ended = sum(cell_status(d/c) in (*COMPLETE, 'failed') for c in cells)
