@@ -206,8 +206,10 @@ def make_cell(st: Study, # the study the cell belongs to
     "The cell of `st` at `settings`: its id and its validated config (a `ConfigError` starts with the id)."
     over = {k: v for k, v in settings.items() if k in FIELD_TYPES}
     extra = [k for k in st.axes if k not in ID_AXES] + [k for k in over if k not in ID_AXES and k not in st.axes]
+    for k, v in over.items():  # refinement names every cell by its full settings, n_layer too: fine when it agrees with fixed
+        if k in st.fixed and st.fixed[k] != v: raise StudyError(f"cell settings {k}={v!r} contradict the study's fixed {k}={st.fixed[k]!r}")
     cid = cell_id(default_values() | PRESETS.get(st.preset, {}) | st.fixed | over, extra)
-    try: cfg = make_config(st.preset, **st.fixed, **over)
+    try: cfg = make_config(st.preset, **(st.fixed | over))
     except ConfigError as e: raise ConfigError(f"{cid}: {e}") from None
     return Cell(cid, cfg, dict(settings))
 
