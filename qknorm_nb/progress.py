@@ -15,7 +15,7 @@ from .study import COMPLETE, load_study, load_json, read_summary, with_refined
 from .locks import STALE_AFTER, lock_holder
 
 # %% auto #0
-__all__ = ['cell_progress', 'Progress', 'study_progress']
+__all__ = ['cell_progress', 'Progress', 'cell_size', 'study_progress']
 
 # %% ../nbs/06d_progress.ipynb #1ff06570
 def _tail_rows(path, nbytes: int = 1 << 16) -> list[dict]:
@@ -62,17 +62,23 @@ class Progress:
     states: dict  # cell id -> done | diverged | failed | running | pending
     running: dict = field(default_factory=dict)  # cell id -> holder (pid, host, started), step, max_iters, train_loss, val_loss, updated
     walls: list = field(default_factory=list)  # wall times (s) of the cells that have ended
+    sizes: dict = field(default_factory=dict)  # cell id -> its size (`cell_size`); walls[i] belongs to a cell of size done_sizes[i]
+    done_sizes: list = field(default_factory=list)
     @property
     def counts(self) -> Counter: return Counter(self.states.values())
+    @property
+    def scaled(self) -> bool: return len(set(self.sizes.values())) > 1  # cells of several sizes: times are scaled by size
 
     def eta(self) -> float|None:
-        "Seconds until every cell has ended at the pace so far, or None (nothing has ended yet, or nothing runs)."
+        "Seconds until every cell has ended at the pace so far (per unit of size), or None (nothing has ended yet, or nothing runs)."
         if not self.walls or not self.running: return None
-        med = statistics.median(self.walls)
-        left = self.counts['pending'] * med
-        for r in self.running.values():
+        sizes = self.done_sizes if len(self.done_sizes) == len(self.walls) else [1.0] * len(self.walls)
+        rate = statistics.median(w / z for w, z in zip(self.walls, sizes))  # seconds per unit of size
+        size = lambda cid: self.sizes.get(cid, statistics.median(sizes))
+        left = sum(rate * size(c) for c, s in self.states.items() if s == 'pending')
+        for c, r in self.running.items():
             done = min(1.0, (r.get('step') or 0) / r['max_iters']) if r.get('max_iters') else 0.0
-            left += med * (1 - done)
+            left += rate * size(c) * (1 - done)
         return left / len(self.running)
 
     def note(self, cid: str) -> str:
@@ -94,9 +100,14 @@ class Progress:
         eta = self.eta()
         if eta is not None:
             s += (f"; ETA {_duration(eta)} ({c['pending'] + c['running']} cells left, median cell "
-                  f"{_duration(statistics.median(self.walls))}, {len(self.running)} running)")
+                  f"{_duration(statistics.median(self.walls))}{', scaled by each cell' + chr(39) + 's size' if self.scaled else ''}, "
+                  f"{len(self.running)} running)")
         elif c['pending'] and not c['running']: s += "; no sweep is running it"
         return s
+
+def cell_size(cfg) -> float:
+    "A cell's compute in relative units: layers × width² × tokens (the 12·L·d² weights times the tokens they see)."
+    return float(cfg.n_layer * cfg.n_embd ** 2 * cfg.max_iters * cfg.tokens_per_step)
 
 def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
                    runs_dir='runs', # the study's folder is runs_dir/<name>
@@ -105,16 +116,18 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
     st = load_study(study)
     d = Path(runs_dir)/st.name
     with_refined(st, d)  # the cells refinement added, too
-    states, running, walls = {}, {}, []
+    states, running, walls, done_sizes = {}, {}, [], []
+    sizes = {c.id: cell_size(c.config) for c in st.cells}
     for c in st.cells:
         s = read_summary(d/c.id) or {}
         if s.get('status') in (*COMPLETE, 'failed'):
             states[c.id] = s['status']
-            if s['status'] in COMPLETE and is_num(s.get('wall_time')) and math.isfinite(s['wall_time']): walls.append(float(s['wall_time']))
+            if s['status'] in COMPLETE and is_num(s.get('wall_time')) and math.isfinite(s['wall_time']):
+                walls.append(float(s['wall_time'])); done_sizes.append(sizes[c.id])
             continue
         held = lock_holder(d/c.id, stale_after)
         states[c.id] = 'running' if held else 'pending'
         if held:
             cfg = load_json(d/c.id/'config.json') or {}
             running[c.id] = held | dict(max_iters=cfg.get('max_iters', c.config.max_iters)) | (cell_progress(d/c.id) or {})
-    return Progress(d, states, running, walls)
+    return Progress(d, states, running, walls, sizes, done_sizes)
