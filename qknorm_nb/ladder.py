@@ -279,14 +279,16 @@ def _differs(ld: Ladder, axis: str, cfg, r: Rung) -> dict:
     if not math.isclose(fa, fb, rel_tol=1e-3): out['warmup_fraction'] = [round(fa, 4), round(fb, 4)]
     return out
 
-def predict_rung(ld: Ladder, r: Rung, runs_dir='runs', n_boot: int = 1000) -> dict:
+def predict_rung(ld: Ladder, r: Rung, runs_dir='runs', n_boot: int = 1000,
+                 below=None, # `_below(ld, r, runs_dir)` when the caller has read it already
+                ) -> dict:
     "The prediction for rung `r` from the rungs below it: read back when on file, else made now and written."
     p = prediction_path(ld, r, runs_dir)
     if p.exists(): return read_json(p)
     if r.index < 2: raise LadderError(f"rung {r.id} is rung {r.index} of its axis: only rungs above the first two are predicted")
     if _has_cells(ld, r, runs_dir): raise LadderError(f"rung {r.id} has cells already: a prediction made now would not be made before it ran")
     from qknorm_nb.scaling import prediction_file
-    below, tables = _below(ld, r, runs_dir)
+    below, tables = below or _below(ld, r, runs_dir)
     target = dict(name=r.id, x=r.x, x_name=ld.scales[r.axis]['x'], differs_from_rungs=_differs(ld, r.axis, r.config, below[-1]))
     pred = prediction_file(target, [b.x for b in below], tables, r.x, arms=tuple(ld.arms), n_boot=n_boot,
                            basis_names=[b.id for b in below])
@@ -327,7 +329,7 @@ def rung_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list:
     if r.index == 0: return list(ld.lrs)
     below, tables = _below(ld, r, runs_dir)
     edges = _edges_from_table(tables[-1], ld.arms)
-    if r.index >= 2: edges = _edges_from_prediction(predict_rung(ld, r, runs_dir), edges)
+    if r.index >= 2: edges = _edges_from_prediction(predict_rung(ld, r, runs_dir, below=(below, tables)), edges)
     return seeded_lrs(ld.lrs, ld.keep, edges)
 
 # %% ../nbs/06e_ladder.ipynb #7b7b4eb8
@@ -361,7 +363,7 @@ def run_ladder(ladder, # a Ladder or a ladder file
             if r.source is not None: states[r.id] = f'from {r.source}: {len(source_table(ld, r, runs_dir))} cells'; continue
             lrs = rung_lrs(ld, r, runs_dir)
             _write_ladder_json(ld, runs_dir, {r.id: lrs})
-            res = run_study(rung_spec(ld, r, lrs), runs_dir=d, **sweep_kw)
+            run_study(rung_spec(ld, r, lrs), runs_dir=d, **sweep_kw)
             states[r.id] = 'complete' if rung_complete(ld, r, runs_dir) else 'incomplete'
             if states[r.id] != 'complete': break
     if ld.target is not None and (only is None or ld.target['scale'] in {ld.rung(x).axis for x in only}):
