@@ -6,13 +6,14 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/ladder.html.md"""
 
 # %% ../nbs/06e_ladder.ipynb #56b22b33
 from __future__ import annotations
-import difflib, math, re
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 import yaml
 from .config import ConfigError, PRESETS, QK_NORMS, is_int, is_num, make_config, run_identity
 from .files import now, read_json, write_json
-from .study import COMPLETE, FIELD_TYPES, StudyError, StudyLoader, cell_status, check_study, load_json, with_refined
+from .study import (COMPLETE, FIELD_TYPES, StudyError, StudyLoader, cell_status, check_keys, check_folder_name, check_study,
+                             load_json, with_refined)
 from .metrics import WORTSMAN_LRS
 
 # %% auto #0
@@ -26,21 +27,10 @@ LADDER_KEYS = ('name', 'arms', 'seeds', 'lrs', 'keep', 'retries', 'refine', 'exe
 SCALE_KEYS = ('x', 'preset', 'fixed', 'data_files', 'rungs')
 TARGET_KEYS = ('name', 'scale', 'preset', 'fixed')
 XS = ('n_params_nonemb', 'tokens')  # the scale measures a rung can be placed by
-_NAME_RE = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.-]*')
-
 class LadderError(StudyError): "A ladder file that cannot be run, with the key, the value and what is allowed."
 
-def _keys(where, d, known):
-    if not isinstance(d, dict): raise LadderError(f"{where} must be a mapping, got {d!r}")
-    for k in d:
-        if k not in known:
-            close = difflib.get_close_matches(str(k), known, n=1)
-            raise LadderError(f"unknown key {k!r} in {where}{f'; did you mean {close[0]!r}?' if close else ''} Known keys: {', '.join(known)}")
-
-def _name(where, v):
-    if not isinstance(v, str) or not _NAME_RE.fullmatch(v):
-        raise LadderError(f"{where}={v!r} must be a folder name: letters, digits, '_', '-' or '.', not starting with '.' or '-'")
-    return v
+def _keys(where, d, known): check_keys(where, d, known, LadderError)
+def _name(where, v): return check_folder_name(where, v, LadderError)
 
 # %% ../nbs/06e_ladder.ipynb #540eee5f
 def rung_x(cfg, # the rung's RunConfig

@@ -16,9 +16,10 @@ from .config import (RunConfig, ConfigError, PRESETS, make_config, default_value
 
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_TYPES', 'FIELD_CHOICES', 'COMPLETE',
-           'StudyError', 'SweepError', 'repo_dir', 'preset_path', 'preset_names', 'logspace', 'fmt_sci', 'cell_id',
-           'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'StudyLoader', 'load_study',
-           'load_json', 'read_summary', 'cell_status', 'refined_settings', 'add_missing', 'with_refined']
+           'StudyError', 'SweepError', 'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names',
+           'logspace', 'fmt_sci', 'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study',
+           'StudyLoader', 'load_study', 'load_json', 'read_summary', 'cell_status', 'refined_settings', 'add_missing',
+           'with_refined']
 
 # %% ../nbs/06_study.ipynb #cc79b547
 class StudyError(ConfigError):
@@ -38,13 +39,20 @@ FIELD_CHOICES = dict(qk_norm=QK_NORMS, tokenizer=TOKENIZERS, dtype=DTYPES, attn_
                      log_to=LOGGERS, dataset=CORPORA)  # named in messages: the values a mistyped entry could have meant
 _NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.-]*')
 
-def _check_keys(where, d, known):
-    if not isinstance(d, dict): raise StudyError(f"{where} must be a mapping, got {d!r}")
+def check_keys(where, d, known, err=StudyError):
+    "Raise `err` naming `where` unless `d` is a mapping whose keys are all in `known` (with the closest known key as a hint)."
+    if not isinstance(d, dict): raise err(f"{where} must be a mapping, got {d!r}")
     for k in d:
         if k not in known:
             close = difflib.get_close_matches(str(k), known, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ''
-            raise StudyError(f"unknown key {k!r} in {where}{hint} Known keys: {', '.join(known)}")
+            raise err(f"unknown key {k!r} in {where}{hint} Known keys: {', '.join(known)}")
+
+def check_folder_name(where, v, err=StudyError) -> str:
+    "`v` if it can name a folder (studies, ladders and rungs are folders under `runs/`), else `err` naming `where`."
+    if not isinstance(v, str) or not _NAME_RE.fullmatch(v):
+        raise err(f"{where}={v!r} must be a folder name: letters, digits, '_', '-' or '.', not starting with '.', '-' or '_'")
+    return v
 
 # %% ../nbs/06_study.ipynb #0244d98a
 def repo_dir() -> Path:
@@ -146,7 +154,7 @@ def _axis(name, v):
     t = FIELD_TYPES[name]
     if isinstance(v, dict):
         if t != 'float': raise StudyError(f"axis {name}: a logspace grid needs a float field, and {name} is {t}")
-        _check_keys(f"axis {name}", v, ('logspace', 'per_decade'))
+        check_keys(f"axis {name}", v, ('logspace', 'per_decade'))
         if 'logspace' not in v or 'per_decade' not in v:
             raise StudyError(f"axis {name} must be a list or {{logspace: [lo, hi], per_decade: k}}, got {v!r}")
         lh = v['logspace']
@@ -165,7 +173,7 @@ def _axis(name, v):
 def _executor(e):
     if isinstance(e, str): e = dict(kind=e)
     e = {} if e is None else e
-    _check_keys('executor', e, EXECUTOR_KEYS)
+    check_keys('executor', e, EXECUTOR_KEYS)
     e = dict(dict.fromkeys(EXECUTOR_KEYS), **e)
     e['kind'] = e['kind'] or 'local'
     if e['kind'] not in EXECUTORS: raise StudyError(f"executor kind={e['kind']!r} is not one of {', '.join(map(repr, EXECUTORS))}")
@@ -188,7 +196,7 @@ def _cohort(v, axes):
 
 def _slurm(s):
     s = {} if s is None else s
-    _check_keys('slurm', s, SLURM_KEYS)
+    check_keys('slurm', s, SLURM_KEYS)
     for k in ('gpus_per_node', 'cpus_per_task', 'array_parallelism'):
         v = s.get(k)
         if v is not None and (not is_int(v) or v < 0): raise StudyError(f"slurm {k}={v!r} must be an int >= 0")
@@ -242,20 +250,19 @@ def check_study(spec: dict, # the parsed study file or preset
                 source: str = '', # where the spec came from, recorded in study.json
                ) -> Study:
     "Validate a study spec and expand its grid; raise `StudyError` (or the cell's `ConfigError`) naming the problem."
-    _check_keys('study', spec, STUDY_KEYS)
+    check_keys('study', spec, STUDY_KEYS)
     name = spec.get('name', name)
-    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-        raise StudyError(f"name={name!r} must be a folder name: letters, digits, '_', '-' or '.', not starting with '.' or '-'")
+    check_folder_name('name', name)
     preset = spec.get('preset', 'cpu')
     if preset is not None and preset not in PRESETS:
         raise StudyError(f"preset={preset!r} is not one of {', '.join(map(repr, PRESETS))} or null")
     fixed = spec.get('fixed') or {}
-    _check_keys('fixed', fixed, list(FIELD_TYPES))
+    check_keys('fixed', fixed, list(FIELD_TYPES))
     for k, v in fixed.items(): _no_yaml_bools(f"fixed {k}", k, [v])
     fixed = {k: float(v) if FIELD_TYPES[k] == 'float' and is_num(v) else v for k, v in fixed.items()}
     axes = spec.get('axes')
     if not axes: raise StudyError("axes is empty: a study needs at least one axis, e.g. axes: {qk_norm: [none, layernorm], lr: [1e-3, 1e-2]}")
-    _check_keys('axes', axes, list(FIELD_TYPES))
+    check_keys('axes', axes, list(FIELD_TYPES))
     for k in axes:
         if k in fixed: raise StudyError(f"{k!r} is both in fixed and in axes: keep it in one place")
     axes = {k: _axis(k, v) for k, v in axes.items()}
