@@ -18,9 +18,9 @@ from .metrics import WORTSMAN_LRS
 
 # %% auto #0
 __all__ = ['LADDER_KEYS', 'SCALE_KEYS', 'TARGET_KEYS', 'XS', 'BOOKKEEPING', 'LadderError', 'rung_x', 'Rung', 'Ladder',
-           'check_ladder', 'load_ladder', 'rung_spec', 'seeded_lrs', 'source_table', 'ladder_dir', 'prediction_path',
-           'target_path', 'rung_table', 'rung_complete', 'predict_rung', 'predict_target', 'rung_lrs', 'run_ladder',
-           'plan_ladder']
+           'check_ladder', 'load_ladder', 'rung_refine', 'rung_spec', 'seeded_lrs', 'source_table', 'ladder_dir',
+           'prediction_path', 'target_path', 'rung_table', 'rung_complete', 'predict_rung', 'predict_target',
+           'rung_lrs', 'run_ladder', 'plan_ladder']
 
 # %% ../nbs/06e_ladder.ipynb #f0da8df2
 LADDER_KEYS = ('name', 'arms', 'seeds', 'lrs', 'keep', 'retries', 'refine', 'executor', 'slurm', 'scales', 'target')
@@ -54,6 +54,7 @@ class Rung:
     source: str|None      # another study's folder name (under runs/) whose matching cells are this rung
     config: object        # the validated RunConfig at lr/seed/qk_norm defaults
     x: int                # the scale measure
+    refine: dict|None = None  # `refine:` keys of this rung that replace the ladder's (None: the ladder's block as it is)
     @property
     def id(self) -> str: return f"{self.axis}-{self.name}"
 
@@ -112,11 +113,13 @@ def _scale(axis, s, check_data=True):
         name = _name(f"{where}.name", r['name'])
         if name in names: raise LadderError(f"{where}.name={name!r} is used twice in scales.{axis}")
         names.add(name)
-        own = {k: v for k, v in r.items() if k not in ('name', 'from')}
+        own = {k: v for k, v in r.items() if k not in ('name', 'from', 'refine')}
+        if r.get('refine') is not None and not isinstance(r['refine'], dict):
+            raise LadderError(f"{where}.refine={r['refine']!r} must be a mapping of refine keys that replace the ladder's")
         _keys(where, own, [k for k in FIELD_TYPES if k not in ('qk_norm', 'lr', 'seed') and k not in fixed])
         src = _name(f"{where}.from", r['from']) if r.get('from') is not None else None
         cfg = _config(f"{where} ({name})", preset, fixed | own, check_data)
-        rungs.append(Rung(axis, name, i, own, src, cfg, rung_x(cfg, s['x'])))
+        rungs.append(Rung(axis, name, i, own, src, cfg, rung_x(cfg, s['x']), r.get('refine')))
     xs = [r.x for r in rungs]
     if any(b <= a for a, b in zip(xs, xs[1:])):
         raise LadderError(f"scales.{axis}: the rungs' {s['x']} must increase from rung to rung, got {', '.join(f'{r.name}={r.x}' for r in rungs)}")
@@ -150,7 +153,9 @@ def check_ladder(spec: dict, # the parsed ladder file
     ld = Ladder(name, arms, seeds, lrs, (float(keep[0]), float(keep[1])), retries, spec.get('refine'), spec.get('executor'),
                 spec.get('slurm'), scales, None, source)
     for r in ld.rungs():  # every rung is a valid study: the study engine's own checks (refine block, data files, ...)
-        if r.source is None and check_data: check_study(rung_spec(ld, r, ld.lrs))
+        if r.source is None and check_data:
+            try: check_study(rung_spec(ld, r, ld.lrs))
+            except StudyError as e: raise LadderError(f"rung {r.id}: {e}") from None
     t = spec.get('target')
     if t is not None:
         _keys('target', t, TARGET_KEYS)
@@ -173,12 +178,17 @@ def load_ladder(path, check_data: bool = True) -> Ladder:
     except ConfigError as e: raise type(e)(f"{path}: {e}") from None
 
 # %% ../nbs/06e_ladder.ipynb #9cd29173
+def rung_refine(ld: Ladder, r: Rung) -> dict|None:
+    "The `refine:` block of rung `r`: the ladder's, with the keys the rung names replaced (a whole `seeds:` mapping, not its keys)."
+    if r.refine is None: return ld.refine
+    return dict(ld.refine or {}) | r.refine
+
 def rung_spec(ld: Ladder, r: Rung, lrs: list) -> dict:
     "The study spec of rung `r` over `lrs`: the axis's preset and fixed fields, the rung's own, arms × LRs × seeds."
     s = ld.scales[r.axis]
     spec = dict(name=r.id, preset=s['preset'], fixed=s['fixed'] | r.settings,
                 axes=dict(lr=list(lrs), qk_norm=list(ld.arms), seed=list(ld.seeds)), retries=ld.retries,
-                data_files=s['data_files'], refine=ld.refine)
+                data_files=s['data_files'], refine=rung_refine(ld, r))
     return spec | {k: v for k, v in (('executor', ld.executor), ('slurm', ld.slurm)) if v is not None}
 
 # %% ../nbs/06e_ladder.ipynb #0544c76d
@@ -328,7 +338,7 @@ def _write_ladder_json(ld: Ladder, runs_dir, grids: dict):
     old = load_json(d/'ladder.json') or {}
     grids = (old.get('grids') or {}) | {k: v for k, v in grids.items() if v is not None}
     rungs = [dict(id=r.id, axis=r.axis, name=r.name, index=r.index, x=r.x, x_name=ld.scales[r.axis]['x'], source=r.source,
-                  settings=r.settings, lrs=grids.get(r.id)) for r in ld.rungs()]
+                  settings=r.settings, refine=rung_refine(ld, r), lrs=grids.get(r.id)) for r in ld.rungs()]
     spec = dict(name=ld.name, source=ld.source, arms=ld.arms, seeds=ld.seeds, lrs=ld.lrs, keep=list(ld.keep),
                 refine=ld.refine, scales={a: dict(x=s['x'], preset=s['preset'], fixed=s['fixed']) for a, s in ld.scales.items()},
                 target={k: v for k, v in (ld.target or {}).items() if k != 'config'} or None, rungs=rungs, grids=grids)
