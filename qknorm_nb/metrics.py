@@ -149,13 +149,15 @@ def lr_sensitivity(df: pd.DataFrame, # study results table
     return pd.DataFrame(rows)
 
 def lr_sensitivity_seeds(df: pd.DataFrame, by=BY, lrs=None) -> pd.DataFrame:
-    "LR sensitivity per (group, seed), each seed against its own ℓ*, over the LRs that seed ran (inside `lrs` when given)."
+    "LR sensitivity per (group, seed), each seed against its own ℓ*, for the seeds that ran every LR of their group (inside `lrs`)."
     by = list(by)
     r = _runs(df, by)
     if lrs is not None: r = r[in_range(r['lr'], lrs)]
     out = r.groupby(by + ['seed'])['loss'].agg(lambda s: float((s - s.min()).mean())).rename('lr_sens').reset_index()
     out['n_lr'] = r.groupby(by + ['seed'])['lr'].nunique().values
-    return out
+    n_all = r.groupby(by)['lr'].nunique().rename('n_all').reset_index()  # the LRs the group ran, any seed
+    out = out.merge(n_all, on=by)
+    return out[out['n_lr'] == out['n_all']].drop(columns='n_all').reset_index(drop=True)
 
 # %% ../nbs/07_metrics.ipynb #1c7cacad
 def optimal_lr(df: pd.DataFrame, # study results table

@@ -197,8 +197,8 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
         for L, g in gs.groupby('n_layer'):
             mean = g.groupby('lr')['gap'].mean().sort_index()
             thr, lf, lh = _crossing(mean.index.values, mean.values, margin)
-            seed_thr = tuple(_crossing(s.sort_values('lr')['lr'].values, s.sort_values('lr')['gap'].values, margin)[0]
-                             for _, s in g.groupby('seed'))
+            whole = [s.sort_values('lr') for _, s in g.groupby('seed') if set(s['lr']) == set(mean.index)]  # a curve at every LR
+            seed_thr = tuple(_crossing(s['lr'].values, s['gap'].values, margin)[0] for s in whole)
             fin = [x for x in seed_thr if np.isfinite(x)]
             ends = [x for x in (lf, lh, thr) if np.isfinite(x)]
             ti = {e: t_interval(g.loc[g.lr == x, 'gap'], alpha) if np.isfinite(x) else t_interval([]) for e, x in (('f', lf), ('h', lh))}
