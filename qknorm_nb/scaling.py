@@ -16,8 +16,8 @@ from .files import json_safe, now
 
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y', 'METHOD',
-           'synthetic_rung', 'synthetic_failure_lr', 'rung_measures', 'resample_seeds', 'draw_measures', 'fit_trend',
-           'predict', 'check_lrs', 'prediction_file', 'score']
+           'synthetic_rung', 'synthetic_failure_lr', 'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures',
+           'fit_trend', 'predict', 'check_lrs', 'prediction_file', 'score']
 
 # %% ../nbs/07d_scaling.ipynb #85382de8
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
@@ -173,11 +173,21 @@ def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_la
     return pd.DataFrame(list(rows.values()))
 
 # %% ../nbs/07d_scaling.ipynb #aebe31e3
+def split_seeds(df: pd.DataFrame) -> tuple:
+    "(whole, partial): the seeds that ran every LR of every arm, and the others (added by refinement at a few LRs), each sorted."
+    lrs = df.groupby('qk_norm')['lr'].agg(set)
+    ran = df.groupby(['qk_norm', 'seed'])['lr'].agg(set)
+    whole = [s for s in sorted(df['seed'].unique()) if all(ran.get((a, s), set()) == lrs[a] for a in lrs.index)]
+    partial = [s for s in sorted(df['seed'].unique()) if s not in whole]
+    return (np.array(whole), np.array(partial)) if whole else (np.sort(df['seed'].unique()), np.array([], dtype=int))
+
 def resample_seeds(df: pd.DataFrame, # one rung's results table
                    picks,            # the seeds drawn, with repeats
+                   keep=(),          # seeds kept as they are in every replicate (relabelled after the picks)
                   ) -> pd.DataFrame:
     "The rows of each seed in `picks`, relabelled 0, 1, ... in order, so that a seed drawn twice counts twice; both arms move together."
-    return pd.concat([df[df['seed'] == s].assign(seed=k) for k, s in enumerate(picks)], ignore_index=True)
+    seeds = [*picks, *keep]
+    return pd.concat([df[df['seed'] == s].assign(seed=k) for k, s in enumerate(seeds)], ignore_index=True)
 
 def _memo(cache, key, f):
     "f(), memoised in `cache` under `key` (no cache: computed every time)."
@@ -187,12 +197,13 @@ def _memo(cache, key, f):
 
 def _replicate(df, rng, arms, seeds, alpha, logit_level, quantities, cache):
     "One replicate's measures of a seed resample (grid quantities) and of the rung itself (seed means), and its uniforms (n_draws, n_arms)."
+    seeds, keep = seeds if isinstance(seeds, tuple) else (seeds, ())
     picks = tuple(seeds[np.sort(rng.integers(0, len(seeds), len(seeds)))])  # sorted: the multiset is what matters
     u = rng.random((len(BRACKETED) + len(SEED_MEANS), len(arms)))  # drawn whatever `quantities` is: every quantity sees the same replicate
     qs = QUANTITIES if quantities is None else tuple(quantities)
     grid, means = tuple(q for q in qs if q not in SEED_MEANS), tuple(q for q in qs if q in SEED_MEANS)
     m = _memo(cache, (tuple(arms), grid, alpha, logit_level, picks),
-              lambda: rung_measures(resample_seeds(df, picks), arms[1:], alpha, logit_level, grid)) if grid else None
+              lambda: rung_measures(resample_seeds(df, picks, tuple(keep)), arms[1:], alpha, logit_level, grid)) if grid else None
     p = _memo(cache, ('point', tuple(arms), means, alpha, logit_level),
               lambda: rung_measures(df, arms[1:], alpha, logit_level, means)) if means else None
     return m, p, u
@@ -215,7 +226,7 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
                   cache: dict|None = None,  # memo of `rung_measures` per seed multiset: the same numbers, faster
                  ) -> pd.DataFrame:
     "One bootstrap replicate of `rung_measures`: seeds resampled (arms paired), bracketed quantities drawn log-uniformly in their intervals, seed means from their t distribution."
-    m, p, u = _replicate(df, rng, _rung_arms(df, on), np.sort(df['seed'].unique()), alpha, logit_level, quantities, cache)
+    m, p, u = _replicate(df, rng, _rung_arms(df, on), split_seeds(df), alpha, logit_level, quantities, cache)
     out = (m if m is not None else p[['qk_norm', 'n_layer', 'n_seeds']]).copy()
     for j, q in enumerate(BRACKETED):
         v, lo, hi, _ = COLS[q]
@@ -250,7 +261,7 @@ def _boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_l
     v, lo, hi, _ = COLS[quantity]
     ys = np.full((n_boot, len(tables)), np.nan)
     for i, (t, c) in enumerate(zip(tables, caches)):
-        rng, arms, seeds = np.random.default_rng((seed, i)), _rung_arms(t, on), np.sort(t['seed'].unique())
+        rng, arms, seeds = np.random.default_rng((seed, i)), _rung_arms(t, on), split_seeds(t)
         r = arms.index(arm)
         for k in range(n_boot):
             m, p, u = _replicate(t, rng, arms, seeds, alpha, logit_level, qs, c)
