@@ -12,10 +12,10 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
-           'capped_loss', 'tidy_runs', 'lr_curves', 'in_range', 'lr_sensitivity', 'lr_sensitivity_seeds', 'optimal_lr',
-           'max_stable_lr', 'steps_to_target', 'bootstrap_ci', 't_quantile', 't_interval', 'qk_variants', 'gap_curves',
-           'necessity_threshold', 'synthetic_results', 'high_lr_pair', 'same_grid', 'edge_lrs', 'probe_signals',
-           'first_step']
+           'capped_loss', 'tidy_runs', 'lr_curves', 'in_range', 'lr_sensitivity', 'lr_sensitivity_seeds', 'curve_seeds',
+           'optimal_lr', 'max_stable_lr', 'steps_to_target', 'bootstrap_ci', 't_quantile', 't_interval', 'qk_variants',
+           'gap_curves', 'necessity_threshold', 'synthetic_results', 'high_lr_pair', 'same_grid', 'edge_lrs',
+           'probe_signals', 'first_step']
 
 # %% ../nbs/07_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -149,15 +149,24 @@ def lr_sensitivity(df: pd.DataFrame, # study results table
     return pd.DataFrame(rows)
 
 def lr_sensitivity_seeds(df: pd.DataFrame, by=BY, lrs=None) -> pd.DataFrame:
-    "LR sensitivity per (group, seed), each seed against its own ℓ*, for the seeds that ran every LR of their group (inside `lrs`)."
+    "LR sensitivity per (group, seed), each seed against its own ℓ*: the curve seeds of each group, over their common LRs (inside `lrs`)."
     by = list(by)
     r = _runs(df, by)
     if lrs is not None: r = r[in_range(r['lr'], lrs)]
-    out = r.groupby(by + ['seed'])['loss'].agg(lambda s: float((s - s.min()).mean())).rename('lr_sens').reset_index()
-    out['n_lr'] = r.groupby(by + ['seed'])['lr'].nunique().values
-    n_all = r.groupby(by)['lr'].nunique().rename('n_all').reset_index()  # the LRs the group ran, any seed
-    out = out.merge(n_all, on=by)
-    return out[out['n_lr'] == out['n_all']].drop(columns='n_all').reset_index(drop=True)
+    rows = []
+    for k, g in r.groupby(by):
+        seeds, common = curve_seeds(g)
+        for s, x in g[g['seed'].isin(seeds) & g['lr'].isin(common)].groupby('seed'):
+            rows.append({**_key(by, k), 'seed': s, 'lr_sens': float((x['loss'] - x['loss'].min()).mean()), 'n_lr': len(common)})
+    return pd.DataFrame(rows, columns=[*by, 'seed', 'lr_sens', 'n_lr'])
+
+def curve_seeds(g: pd.DataFrame) -> tuple:
+    "(seeds, lrs) of one group's runs: the seeds that ran at least half its LRs (the grid's), and the LRs every one of them ran."
+    per = g.groupby('seed')['lr'].agg(set)
+    n = g['lr'].nunique()
+    seeds = sorted(s for s, x in per.items() if 2 * len(x) >= n)
+    common = sorted(set.intersection(*(per[s] for s in seeds))) if seeds else []
+    return seeds, common
 
 # %% ../nbs/07_metrics.ipynb #1c7cacad
 def optimal_lr(df: pd.DataFrame, # study results table

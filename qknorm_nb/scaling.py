@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, tidy_runs, optimal_lr,
-                               lr_sensitivity_seeds, t_interval, t_quantile, qk_variants, synthetic_results)
+                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, synthetic_results)
 from .verdicts import fit_fail_curve, failure_lr, necessity_bracket, optimum_gap
 from .files import json_safe, now
 
@@ -174,10 +174,9 @@ def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_la
 
 # %% ../nbs/07d_scaling.ipynb #aebe31e3
 def split_seeds(df: pd.DataFrame) -> tuple:
-    "(whole, partial): the seeds that ran every LR of every arm, and the others (added by refinement at a few LRs), each sorted."
-    lrs = df.groupby('qk_norm')['lr'].agg(set)
-    ran = df.groupby(['qk_norm', 'seed'])['lr'].agg(set)
-    whole = [s for s in sorted(df['seed'].unique()) if all(ran.get((a, s), set()) == lrs[a] for a in lrs.index)]
+    "(whole, partial): the seeds with a curve in every arm (`curve_seeds`), and the others (added by refinement at a few LRs), each sorted."
+    per = [set(curve_seeds(g)[0]) for _, g in df.groupby('qk_norm')]
+    whole = sorted(set.intersection(*per)) if per else []
     partial = [s for s in sorted(df['seed'].unique()) if s not in whole]
     return (np.array(whole), np.array(partial)) if whole else (np.sort(df['seed'].unique()), np.array([], dtype=int))
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, BY, WORTSMAN_LRS, ResultsError, tidy_runs, lr_curves, lr_sensitivity,
-                               lr_sensitivity_seeds, t_interval, t_quantile, qk_variants)
+                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants)
 
 # %% auto #0
 __all__ = ['TOL', 'MARGIN', 'ENDED', 'fit_fail_curve', 'failure_lr', 'near_optimal_band', 'sensitivity_gap', 'arm_gap_at_optimum',
@@ -197,7 +197,8 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
         for L, g in gs.groupby('n_layer'):
             mean = g.groupby('lr')['gap'].mean().sort_index()
             thr, lf, lh = _crossing(mean.index.values, mean.values, margin)
-            whole = [s.sort_values('lr') for _, s in g.groupby('seed') if set(s['lr']) == set(mean.index)]  # a curve at every LR
+            cs, common = curve_seeds(g)  # seeds with a curve, over the LRs they all ran
+            whole = [s.sort_values('lr') for _, s in g[g['seed'].isin(cs) & g['lr'].isin(common)].groupby('seed')]
             seed_thr = tuple(_crossing(s['lr'].values, s['gap'].values, margin)[0] for s in whole)
             fin = [x for x in seed_thr if np.isfinite(x)]
             ends = [x for x in (lf, lh, thr) if np.isfinite(x)]
