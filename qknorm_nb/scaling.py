@@ -196,7 +196,7 @@ def _memo(cache, key, f):
 
 def _replicate(df, rng, arms, seeds, alpha, logit_level, quantities, cache):
     "One replicate's measures of a seed resample (grid quantities) and of the rung itself (seed means), and its uniforms (n_draws, n_arms)."
-    seeds, keep = seeds if isinstance(seeds, tuple) else (seeds, ())
+    seeds, keep = seeds  # (drawn, kept as they are): `split_seeds`
     picks = tuple(seeds[np.sort(rng.integers(0, len(seeds), len(seeds)))])  # sorted: the multiset is what matters
     u = rng.random((len(BRACKETED) + len(SEED_MEANS), len(arms)))  # drawn whatever `quantities` is: every quantity sees the same replicate
     qs = QUANTITIES if quantities is None else tuple(quantities)
