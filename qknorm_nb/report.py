@@ -1,4 +1,4 @@
-"""Executing the analysis notebook on a study folder into a self-contained report.html.
+"""Executing the analysis notebook on a study folder, or the scale page on a ladder folder, into a self-contained report.html.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/report.html.md"""
 
@@ -8,12 +8,12 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/report.html.md"""
 from __future__ import annotations
 import re, warnings
 from pathlib import Path
-from .files import atomic_write
+from .files import atomic_write, read_json
 from .study import SweepError
 from .kernels import execute_notebook, find_notebook
 
 # %% auto #0
-__all__ = ['ReportError', 'ReportWarning', 'notebook_warnings', 'report']
+__all__ = ['ReportError', 'ReportWarning', 'notebook_warnings', 'page_for', 'report']
 
 # %% ../nbs/07c_report.ipynb #96a2d9ae
 class ReportError(RuntimeError):
@@ -31,18 +31,32 @@ def notebook_warnings(path) -> list[str]:
     return re.findall(r'^\S.*?:\d+: UserWarning: (.*)$', err, flags=re.M)
 
 # %% ../nbs/07c_report.ipynb #7795ab68
-def report(study_dir, # a study folder, runs/<study>
-           notebook=None, # the analysis notebook; None: the repository's nbs/20_analysis.ipynb
+def page_for(folder: Path, # a study folder or a ladder folder, resolved
+             notebook=None, # the notebook to execute; None: the repository's page for that kind of folder
+            ) -> tuple[Path, dict]:
+    "The notebook that reads `folder` and its papermill parameters: 22_scale for a ladder (ladder.json), 20_analysis for a study."
+    if (folder/'ladder.json').is_file():
+        src = (read_json(folder/'ladder.json') or {}).get('source') or ''
+        root = folder.parent.parent  # runs/<ladder> sits in the checkout that holds the ladder file
+        f = next((c for c in (Path(src), root/src) if src and c.is_file()), None)
+        if f is None: raise SweepError(f"{folder}/ladder.json: source={src!r} is not a ladder file here "
+                                       f"(looked in {root} and the working directory): the scale page needs the ladder file the rungs ran from")
+        return find_notebook(notebook, '22_scale.ipynb'), dict(ladder_file=str(f.resolve()), runs_dir=str(folder.parent),
+                                                              checks_dir=str(root/'bench'/'checks'))
+    if (folder/'study.json').is_file(): return find_notebook(notebook, '20_analysis.ipynb'), dict(study_dir=str(folder))
+    raise SweepError(f"{folder} is not a study folder: it has no study.json (run `qknorm sweep` first), "
+                     "nor a ladder folder's ladder.json (`qknorm ladder`)")
+
+def report(study_dir, # a study folder, runs/<study>, or a ladder folder, runs/<ladder>
+           notebook=None, # the notebook to execute; None: the repository's nbs/20_analysis.ipynb (a ladder: nbs/22_scale.ipynb)
           ) -> Path:
     "Execute the analysis notebook on `study_dir` and write `study_dir/report.html` (code hidden, images embedded)."
     study_dir = Path(study_dir).expanduser().resolve()
-    if not (study_dir/'study.json').is_file():
-        raise SweepError(f"{study_dir} is not a study folder: it has no study.json (run `qknorm sweep` first)")
-    nb = find_notebook(notebook, '20_analysis.ipynb')
+    nb, params = page_for(study_dir, notebook)
     import papermill as pm
     from nbconvert import HTMLExporter
     out = study_dir/'analysis.ipynb'
-    try: execute_notebook(nb, out, dict(study_dir=str(study_dir)), log=study_dir/'analysis.log')
+    try: execute_notebook(nb, out, params, log=study_dir/'analysis.log')
     except pm.PapermillExecutionError as e: raise ReportError(f"the analysis notebook failed: {e.ename}: {e.evalue} (see {out})") from None
     for w in notebook_warnings(out): warnings.warn(f"{study_dir.name}: {w}", ReportWarning)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True, embed_images=True)
