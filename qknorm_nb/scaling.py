@@ -83,12 +83,13 @@ def _failure(df, arms, alpha):
     for a in arms:
         f = fl.loc[a]
         fit = f if r is None else fit_fail_curve(r.loc[r.qk_norm == a, 'lr'], r.loc[r.qk_norm == a, 'fail'], alpha)
-        tr, ff, cens = f['lr_trained'], f['lr_first_fail'], f['censored']
+        tr, ff, af, cens = f['lr_trained'], f['lr_first_fail'], f['lr_all_fail'], f['censored']
         if cens == 'above': v, lo, hi = np.nan, tr, np.inf
         elif cens == 'below': v, lo, hi = np.nan, 0.0, ff
-        else:
+        else:  # the transition region: every seed trained at lo, every seed failed at hi (see above: not the Wald interval)
+            lo, hi = tr, af if np.isfinite(af) else np.nanmax([fit['lr50_hi'], ff])
             v = fit['lr50'] if fit['fit'] in ('logistic', 'separated') and np.isfinite(fit['lr50']) else _logmid(tr, ff)
-            lo, hi = np.nanmin([fit['lr50_lo'], tr]), np.nanmax([fit['lr50_hi'], ff])  # never narrower than the grid bracket
+            v = float(np.clip(v, lo, hi))  # a fit's lr50 outside the region it was fitted on is not an edge the grid saw
         out[a] = dict(failure_lr=v, failure_lo=lo, failure_hi=hi, failure_censored=cens, failure_fit=fit['fit'])
     return out
 
