@@ -21,8 +21,8 @@ from .verdicts import failure_lr
 
 # %% auto #0
 __all__ = ['KIND', 'RECORD_KIND', 'AXES', 'VERDICTS', 'SCORE_COLUMNS', 'PredictionError', 'when', 'validate_prediction',
-           'load_prediction', 'arm_lrs', 'target_config', 'check_spec', 'check_scale', 'score_check', 'check_name',
-           'run_check', 'parse_sets', 'add_check_args', 'format_check', 'check_main']
+           'load_prediction', 'arm_lrs', 'target_config', 'check_spec', 'check_scale', 'score_check', 'blind_note',
+           'check_name', 'run_check', 'parse_sets', 'add_check_args', 'format_check', 'check_main']
 
 # %% ../nbs/06f_check.ipynb #c95dc229
 KIND = 'qknorm-nb prediction'
@@ -246,6 +246,14 @@ def score_check(pred: dict, # the prediction
     return out
 
 # %% ../nbs/06f_check.ipynb #97679d24
+def blind_note(after: bool, # the check started after the prediction's made_at
+               early: list, # the cells that ended before made_at
+              ) -> str:
+    "Whether the check was blind, in words: each reason it was not."
+    why = ["the check started before the prediction's made_at"] * (not after) + \
+          [f"{len(early)} cell(s) ended before the prediction was made (a reused folder)"] * bool(early)
+    return 'NOT blind: ' + '; '.join(why) if why else 'every cell ran after the prediction was made'
+
 def check_name(pred: dict, digest: str, overrides: dict|None = None, tokens=None) -> str:
     "The check's study name: `<target>-check-<8 hex of the file's sha256>`, with `-t<tokens>` and `-set<hash>` when given."
     safe = lambda s: ''.join(ch if ch.isalnum() or ch in '_.-' else '_' for ch in str(s)).lstrip('.-') or 'target'
@@ -298,9 +306,7 @@ def run_check(pred_path, # the prediction file (JSON)
                                failure_lr=pred['quantities']['failure_lr']),
                checked_at=started, finished_at=now(), after_prediction=after,
                blind=dict(ok=blind, cells_ended_before_prediction=early,
-                          note=('every cell ran after the prediction was made' if blind else
-                                'NOT blind: ' + ('the check started before the prediction\'s made_at; ' if not after else '') +
-                                (f"{len(early)} cell(s) ended before the prediction was made (a reused folder)" if early else ''))),
+                          note=blind_note(after, early)),
                scale=scale, lrs=arm_lrs(pred), study=dict(name=st.name, dir=str(res.study_dir), spec=spec, states=res.states,
                                                           complete=res.complete, cells_ended=ended),
                results=_rows(df), score=_rows(score_check(pred, df)) if len(df) else [])
