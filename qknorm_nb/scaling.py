@@ -77,21 +77,25 @@ def _grid_edge(lrs, i):
 
 # %% ../nbs/07d_scaling.ipynb #9722c3b5
 def _failure(df, arms, alpha):
-    "Per arm: failure point, interval, flag and fit kind, from `failure_lr` (refitted at `alpha` when it is not 0.05)."
-    fl, r = failure_lr(df).set_index('qk_norm'), (tidy_runs(df) if alpha != 0.05 else None)
-    out = {}
+    "Per arm: failure point, its transition-region interval, flag and fit kind, from `failure_lr`."
+    fl, out = failure_lr(df).set_index('qk_norm'), {}
     for a in arms:
         f = fl.loc[a]
-        fit = f if r is None else fit_fail_curve(r.loc[r.qk_norm == a, 'lr'], r.loc[r.qk_norm == a, 'fail'], alpha)
         tr, ff, af, cens = f['lr_trained'], f['lr_first_fail'], f['lr_all_fail'], f['censored']
         if cens == 'above': v, lo, hi = np.nan, tr, np.inf
         elif cens == 'below': v, lo, hi = np.nan, 0.0, ff
         else:  # the transition region: every seed trained at lo, every seed failed at hi (see above: not the Wald interval)
-            lo, hi = tr, af if np.isfinite(af) else np.nanmax([fit['lr50_hi'], ff])
-            v = fit['lr50'] if fit['fit'] in ('logistic', 'separated') and np.isfinite(fit['lr50']) else _logmid(tr, ff)
+            lo, hi = tr, af if np.isfinite(af) else np.nanmax([_fit_hi(df, a, f, alpha), ff])
+            v = f['lr50'] if f['fit'] in ('logistic', 'separated') and np.isfinite(f['lr50']) else _logmid(tr, ff)
             v = float(np.clip(v, lo, hi))  # a fit's lr50 outside the region it was fitted on is not an edge the grid saw
-        out[a] = dict(failure_lr=v, failure_lo=lo, failure_hi=hi, failure_censored=cens, failure_fit=fit['fit'])
+        out[a] = dict(failure_lr=v, failure_lo=lo, failure_hi=hi, failure_censored=cens, failure_fit=f['fit'])
     return out
+
+def _fit_hi(df, arm, f, alpha):
+    "The fit's upper bound at level 1 - `alpha`, for an arm no grid LR fails at every seed (refitted only when alpha is not 0.05)."
+    if alpha == 0.05: return f['lr50_hi']
+    r = tidy_runs(df)
+    return fit_fail_curve(r.loc[r.qk_norm == arm, 'lr'], r.loc[r.qk_norm == arm, 'fail'], alpha)['lr50_hi']
 
 def _lr_star(df, arms):
     "Per arm: the grid optimum with half a grid step (in log LR) either side; censored at the grid's ends."
