@@ -20,7 +20,7 @@ from .metrics import WORTSMAN_LRS
 __all__ = ['LADDER_KEYS', 'SCALE_KEYS', 'TARGET_KEYS', 'XS', 'BOOKKEEPING', 'LadderError', 'rung_x', 'Rung', 'Ladder',
            'check_ladder', 'load_ladder', 'rung_refine', 'rung_spec', 'seeded_lrs', 'source_table', 'ladder_dir',
            'prediction_path', 'target_path', 'rung_table', 'rung_complete', 'predict_rung', 'predict_target',
-           'rung_lrs', 'run_ladder', 'plan_ladder']
+           'started_lrs', 'rung_lrs', 'run_ladder', 'plan_ladder']
 
 # %% ../nbs/06e_ladder.ipynb #f0da8df2
 LADDER_KEYS = ('name', 'arms', 'seeds', 'lrs', 'keep', 'retries', 'refine', 'executor', 'slurm', 'scales', 'target')
@@ -324,8 +324,18 @@ def _edges_from_prediction(pred, fallback) -> list:
     out = [(v['lo'], v['hi']) for v in q.values() if v.get('lo') is not None and v.get('hi') is not None]
     return out if len(out) == len(q) and out else out + fallback
 
+def started_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list|None:
+    "The grid a started rung's cells were declared on (its study.json's cells less the refined ones); None before it started."
+    spec = load_json(ladder_dir(ld, runs_dir)/r.id/'study.json') or {}
+    refined = spec.get('rounds') or {}  # refined cell id -> its round
+    lrs = {cfg['lr'] for c, cfg in (spec.get('cells') or {}).items() if c not in refined}
+    return sorted(lrs) or None
+
 def rung_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list:
-    "The LR grid of rung `r`: the whole grid for the first rung, else `keep` plus each arm's expected edge (see above)."
+    "The LR grid of rung `r`: the whole grid for the first rung, else `keep` plus each arm's expected edge (see above); once started, the grid it started on."
+    # The seeded grid is recomputed from the rungs below, so a change in how they are measured would move it; a started
+    # rung keeps the cells it declared (dropping some would leave them declared, never run, and the rung never complete).
+    if (lrs := started_lrs(ld, r, runs_dir)) is not None: return lrs
     if r.index == 0: return list(ld.lrs)
     below, tables = _below(ld, r, runs_dir)
     edges = _edges_from_table(tables[-1], ld.arms)
