@@ -397,7 +397,7 @@ def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
             ended = sum(cell_status(d/c) in (*COMPLETE, 'failed') for c in cells)
             state = 'complete' if rung_complete(ld, r, runs_dir) else f"{ended}/{len(cells)} cells ended" if cells else 'not started'
         pred = 'on file' if prediction_path(ld, r, runs_dir).exists() else 'needed before it runs' if r.index >= 2 and r.source is None else ''
-        lrs = grids.get(r.id)
+        lrs = (started_lrs(ld, r, runs_dir) if r.source is None else None) or grids.get(r.id)  # a started rung's own record first
         rows.append(dict(rung=r.id, x_name=ld.scales[r.axis]['x'], x=r.x, state=state, prediction=pred,
                          lrs=', '.join(f'{x:.3g}' for x in lrs) if lrs else ('the full grid' if r.index == 0 and r.source is None else '')))
     if ld.target is not None:
