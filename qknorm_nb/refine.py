@@ -38,16 +38,18 @@ def check_refine(spec: dict|None, # the `refine:` block of a study file (None: a
     "Validate the `refine:` block and fill its defaults; raise `RefineError` naming key, value and what is allowed."
     spec = {} if spec is None else spec
     if not isinstance(spec, dict): raise RefineError(f"refine must be a mapping of keys to values, got {spec!r}")
-    keys = ('target_ratio', 'max_rounds', 'max_cells', 'edges', 'seeds', 'margin')
+    keys = ('target_ratio', 'max_rounds', 'max_cells', 'edges', 'seeds', 'margin', 'extend')
     bad = [k for k in spec if k not in keys]
     if bad: raise RefineError(f"refine.{bad[0]}: unknown key; allowed: {', '.join(keys)}")
-    out = dict(target_ratio=round(10 ** (1 / 12), 4), max_rounds=4, max_cells=120, edges=list(EDGES), margin=MARGIN)
+    out = dict(target_ratio=round(10 ** (1 / 12), 4), max_rounds=4, max_cells=120, edges=list(EDGES), margin=MARGIN, extend=0)
     out.update({k: v for k, v in spec.items() if k != 'seeds'})
     if not _num(out['target_ratio']) or out['target_ratio'] <= 1:
         raise RefineError(f"refine.target_ratio={out['target_ratio']!r}: must be a number > 1 (the widest bracket hi/lo accepted, e.g. 1.21)")
     for k, lo in (('max_rounds', 1), ('max_cells', 0)):
         if not _int(out[k]) or out[k] < lo: raise RefineError(f"refine.{k}={out[k]!r}: must be an integer >= {lo}")
     if not _num(out['margin']) or out['margin'] < 0: raise RefineError(f"refine.margin={out['margin']!r}: must be a number >= 0 (nats)")
+    if not _num(out['extend']) or not (out['extend'] == 0 or out['extend'] > 1):
+        raise RefineError(f"refine.extend={out['extend']!r}: must be 0 (off) or a number > 1 (the step beyond the grid's end, e.g. 3.16)")
     out['edges'] = _choices('edges', out['edges'], EDGES)
     s = spec.get('seeds', {}) or {}
     if not isinstance(s, dict): raise RefineError(f"refine.seeds={s!r}: must be a mapping with keys min, max, at, max_width")
@@ -123,7 +125,7 @@ def _seed_target(n, width, sp):
     return max(sp['min'], min(sp['max'], n + 1)) if n >= sp['min'] else sp['min']
 
 def _wanted(df, spec, br, have):
-    "The (qk_norm, n_layer, lr, seed) cells this round would add, in priority order: bisections, then seeds."
+    "The (qk_norm, n_layer, lr, seed) cells this round would add, in priority order: bisections, extensions, then seeds."
     want, sp = [], spec['seeds']
     paired = bool(qk_variants(df)) and OFF in set(df['qk_norm'])  # both arms present: gaps can be compared
     for b in br[(br.status == 'open') & br.kind.isin(spec['edges'])].itertuples():
@@ -131,6 +133,13 @@ def _wanted(df, spec, br, have):
         arms = [b.qk_norm] if b.kind == 'failure' else [OFF, b.qk_norm]
         base = sorted(set.intersection(*(set(_seeds_at(have, q, b.n_layer, b.lo)) for q in arms)))
         want += [(q, b.n_layer, lr, s) for q in arms for s in base]
+    if spec['extend'] and 'failure' in spec['edges']:  # an edge past the grid's end: one step beyond that end
+        for b in br[(br.status == 'censored') & (br.kind == 'failure')].itertuples():
+            above = bool(np.isfinite(b.lo))  # nothing failed: look above the largest LR (else below the smallest)
+            end = b.lo if above else b.hi
+            if not np.isfinite(end): continue
+            lr = round_lr(end * spec['extend'] if above else end / spec['extend'])
+            want += [(b.qk_norm, b.n_layer, lr, s) for s in _seeds_at(have, b.qk_norm, b.n_layer, end)]
     if sp['max'] == 0: return want
     settled = br[~((br.status == 'open') & br.kind.isin(spec['edges']))]  # seeds only where the bracket stays put
     if 'failure' in sp['at']:
