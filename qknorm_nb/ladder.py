@@ -324,12 +324,14 @@ def _edges_from_prediction(pred, fallback) -> list:
     out = [(v['lo'], v['hi']) for v in q.values() if v.get('lo') is not None and v.get('hi') is not None]
     return out if len(out) == len(q) and out else out + fallback
 
+def _grid_of(spec: dict) -> list|None:
+    "The LRs of a study.json's declared cells less the refined ones (`rounds`: refined cell id -> its round); None without cells."
+    refined = spec.get('rounds') or {}
+    return sorted({cfg['lr'] for c, cfg in (spec.get('cells') or {}).items() if c not in refined}) or None
+
 def started_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list|None:
     "The grid a started rung's cells were declared on (its study.json's cells less the refined ones); None before it started."
-    spec = load_json(ladder_dir(ld, runs_dir)/r.id/'study.json') or {}
-    refined = spec.get('rounds') or {}  # refined cell id -> its round
-    lrs = {cfg['lr'] for c, cfg in (spec.get('cells') or {}).items() if c not in refined}
-    return sorted(lrs) or None
+    return _grid_of(load_json(ladder_dir(ld, runs_dir)/r.id/'study.json') or {})
 
 def rung_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list:
     "The LR grid of rung `r`: the whole grid for the first rung, else `keep` plus each arm's expected edge (see above); once started, the grid it started on."
@@ -393,11 +395,12 @@ def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
             state = (f"from runs/{r.source}: {n} cells" + ('' if rung_complete(ld, r, runs_dir) else ', still running or refining')
                      if n else f"from runs/{r.source}: missing")
         else:
-            cells = (load_json(d/'study.json') or {}).get('cells', {})
+            spec = load_json(d/'study.json') or {}
+            cells = spec.get('cells', {})
             ended = sum(cell_status(d/c) in (*COMPLETE, 'failed') for c in cells)
             state = 'complete' if rung_complete(ld, r, runs_dir) else f"{ended}/{len(cells)} cells ended" if cells else 'not started'
         pred = 'on file' if prediction_path(ld, r, runs_dir).exists() else 'needed before it runs' if r.index >= 2 and r.source is None else ''
-        lrs = (started_lrs(ld, r, runs_dir) if r.source is None else None) or grids.get(r.id)  # a started rung's own record first
+        lrs = (_grid_of(spec) if r.source is None else None) or grids.get(r.id)  # a started rung's own record first
         rows.append(dict(rung=r.id, x_name=ld.scales[r.axis]['x'], x=r.x, state=state, prediction=pred,
                          lrs=', '.join(f'{x:.3g}' for x in lrs) if lrs else ('the full grid' if r.index == 0 and r.source is None else '')))
     if ld.target is not None:
