@@ -12,10 +12,10 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
-           'capped_loss', 'tidy_runs', 'lr_curves', 'in_range', 'lr_sensitivity', 'lr_sensitivity_seeds', 'curve_seeds',
-           'optimal_lr', 'max_stable_lr', 'steps_to_target', 'bootstrap_ci', 't_quantile', 't_interval', 'qk_variants',
-           'gap_curves', 'necessity_threshold', 'synthetic_results', 'high_lr_pair', 'same_grid', 'edge_lrs',
-           'probe_signals', 'first_step']
+           'capped_loss', 'tidy_runs', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds', 'curve_seeds',
+           'optimal_lr', 'max_stable_lr', 'steps_to_target', 'bootstrap_ci', 't_quantile', 't_interval',
+           'welch_interval', 'qk_variants', 'gap_curves', 'necessity_threshold', 'synthetic_results', 'high_lr_pair',
+           'same_grid', 'edge_lrs', 'probe_signals', 'first_step']
 
 # %% ../nbs/07_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -122,40 +122,46 @@ def lr_curves(df: pd.DataFrame, # study results table
 # %% ../nbs/07_metrics.ipynb #c4f0fba9
 WORTSMAN_LRS = (3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)  # Wortsman et al. 2023 §2.2: their fixed LR grid
 
-def in_range(lr, lrs):
-    "True where `lr` lies in [min(lrs), max(lrs)] (relative slack 1e-9, so 3e-4 read from a CSV still counts)."
+def on_lrs(lr, lrs):
+    "True where `lr` is one of `lrs` (relative tolerance 1e-9, so 3e-4 read back from a CSV still matches)."
     lr = np.asarray(lr, dtype=float)
-    return (lr >= min(lrs) * (1 - 1e-9)) & (lr <= max(lrs) * (1 + 1e-9))
+    return np.isclose(lr[..., None], np.asarray(lrs, dtype=float), rtol=1e-9, atol=0).any(-1)
+
+def _missing(have, lrs):
+    "The LRs of `lrs` that `have` lacks, as text ('' when none is missing)."
+    return ', '.join(f'{x:.3g}' for x in lrs if not on_lrs([x], list(have) or [np.nan])[0])
 
 def lr_sensitivity(df: pd.DataFrame, # study results table
                    by=BY,            # one value per group of these columns
-                   lrs=None,         # keep only grid LRs inside [min(lrs), max(lrs)], e.g. WORTSMAN_LRS; None: the full grid
+                   lrs=None,         # exactly these LRs, e.g. WORTSMAN_LRS (a group lacking one gets NaN); None: the full grid
                   ) -> pd.DataFrame:
     "Wortsman et al.'s LR sensitivity per group: on the seed-mean curve (headline) and per seed (mean, std)."
     by = list(by)
     rows = []
     r = _runs(df, by)
-    if lrs is not None: r = r[in_range(r['lr'], lrs)]
+    if lrs is not None: r = r[on_lrs(r['lr'], lrs)]
     for k, g in r.groupby(by):
         curve = g.groupby('lr')['loss'].mean()  # seed-mean capped loss, (n_lr,)
         wide = g.pivot(index='seed', columns='lr', values='loss').dropna()  # (seeds with every LR, n_lr)
         per_seed = wide.sub(wide.min(axis=1), axis=0).mean(axis=1)  # (seeds,)
-        rows.append({**_key(by, k), 'lr_sens': (curve - curve.min()).mean(),
-                     'lr_sens_seed_mean': per_seed.mean() if len(per_seed) else np.nan,
-                     'lr_sens_seed_std': per_seed.std() if len(per_seed) > 1 else np.nan,
+        miss = _missing(curve.index, lrs) if lrs is not None else ''
+        rows.append({**_key(by, k), 'lr_sens': np.nan if miss else (curve - curve.min()).mean(),
+                     'lr_sens_seed_mean': per_seed.mean() if len(per_seed) and not miss else np.nan,
+                     'lr_sens_seed_std': per_seed.std() if len(per_seed) > 1 and not miss else np.nan,
                      'n_seeds': len(per_seed), 'loss_star': curve.min(), 'l0': g['l0'].mean(),
                      'n_lr': len(curve), 'lr_min': curve.index.min(), 'lr_max': curve.index.max(),
-                     'lrs': ', '.join(f'{x:.3g}' for x in curve.index)})
+                     'lrs': ', '.join(f'{x:.3g}' for x in curve.index), 'missing': miss})
     return pd.DataFrame(rows)
 
 def lr_sensitivity_seeds(df: pd.DataFrame, by=BY, lrs=None) -> pd.DataFrame:
-    "LR sensitivity per (group, seed), each seed against its own ℓ*: the curve seeds of each group, over their common LRs (inside `lrs`)."
+    "LR sensitivity per (group, seed), each seed against its own ℓ*: with `lrs`, the seeds that ran exactly every one of them; else the curve seeds over their common LRs."
     by = list(by)
     r = _runs(df, by)
-    if lrs is not None: r = r[in_range(r['lr'], lrs)]
+    if lrs is not None: r = r[on_lrs(r['lr'], lrs)]
     rows = []
     for k, g in r.groupby(by):
-        seeds, common = curve_seeds(g)
+        if lrs is None: seeds, common = curve_seeds(g)
+        else: seeds, common = [s for s, x in g.groupby('seed') if not _missing(x['lr'], lrs)], sorted(g['lr'].unique())
         for s, x in g[g['seed'].isin(seeds) & g['lr'].isin(common)].groupby('seed'):
             rows.append({**_key(by, k), 'seed': s, 'lr_sens': float((x['loss'] - x['loss'].min()).mean()), 'n_lr': len(common)})
     return pd.DataFrame(rows, columns=[*by, 'seed', 'lr_sens', 'n_lr'])
@@ -291,6 +297,23 @@ def t_interval(values,              # per-seed values (NaN ignored), e.g. paired
     if n < 2: return dict(mean=mean, lo=np.nan, hi=np.nan, n=n, t=np.nan, se=np.nan)
     t, se = t_quantile(1 - alpha / 2, n - 1), float(x.std(ddof=1) / math.sqrt(n))
     return dict(mean=mean, lo=mean - t * se, hi=mean + t * se, n=n, t=t, se=se)
+
+def welch_interval(a, b,              # the two arms' per-seed values (NaN ignored), every seed of each
+                   alpha: float = 0.05, # 1 - confidence level
+                  ) -> dict:
+    "mean(a) − mean(b) with Welch's t interval (Welch–Satterthwaite df, rounded down: conservative), n_a, n_b, df, t, se."
+    a, b = (np.asarray(v, dtype=float).ravel() for v in (a, b))
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    na, nb = len(a), len(b)
+    d = float(a.mean() - b.mean()) if na and nb else np.nan
+    out = dict(mean=d, lo=np.nan, hi=np.nan, n_a=na, n_b=nb, n=min(na, nb), df=np.nan, t=np.nan, se=np.nan)
+    if na < 2 or nb < 2: return out
+    va, vb = a.var(ddof=1) / na, b.var(ddof=1) / nb
+    se = math.sqrt(va + vb)
+    if se == 0: return out | dict(lo=d, hi=d, se=0.0, df=na + nb - 2)
+    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    t = t_quantile(1 - alpha / 2, max(1, math.floor(df)))
+    return out | dict(lo=d - t * se, hi=d + t * se, df=df, t=t, se=se)
 
 # %% ../nbs/07_metrics.ipynb #4b32b818
 def qk_variants(df: pd.DataFrame) -> list:

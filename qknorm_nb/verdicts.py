@@ -10,12 +10,13 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, BY, WORTSMAN_LRS, ResultsError, tidy_runs, lr_curves, lr_sensitivity,
-                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants)
+                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, welch_interval)
 
 # %% auto #0
-__all__ = ['TOL', 'MARGIN', 'ENDED', 'fit_fail_curve', 'failure_lr', 'near_optimal_band', 'sensitivity_gap', 'arm_gap_at_optimum',
-           'optimum_gap', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage',
-           'ended_groups', 'study_summary']
+__all__ = ['TOL', 'MARGIN', 'USEFUL', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'ENDED', 'fit_fail_curve', 'failure_lr',
+           'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'plateau_lrs',
+           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage', 'ended_groups',
+           'study_summary']
 
 # %% ../nbs/07a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -105,6 +106,21 @@ def _paired(a: pd.Series, b: pd.Series, alpha):
     s = a.index.intersection(b.index)
     return t_interval((a[s] - b[s]).values, alpha)
 
+def arm_diff(a: pd.Series, b: pd.Series, # per-seed values of two arms, indexed by seed (every seed each arm ran)
+             alpha: float = 0.05,        # 1 - confidence level
+            ) -> dict:
+    "mean(a) − mean(b) over every seed of each arm: paired t when both ran the same seeds and correlate positively, else Welch."
+    a, b = a.dropna(), b.dropna()
+    s = a.index.intersection(b.index)
+    corr = float(np.corrcoef(a[s], b[s])[0, 1]) if len(s) >= 3 and a[s].std() > 0 and b[s].std() > 0 else np.nan
+    same = len(s) == len(a) == len(b)
+    w = welch_interval(a.values, b.values, alpha)
+    out = dict(mean=w['mean'], lo=w['lo'], hi=w['hi'], n=w['n'], n_a=w['n_a'], n_b=w['n_b'], t=w['t'], corr=corr, method='welch')
+    if same and corr > 0:  # pairing uses every run and removes the shared seed variance: var(a − b) < var(a) + var(b)
+        p = t_interval((a[s] - b[s]).values, alpha)
+        out.update(lo=p['lo'], hi=p['hi'], t=p['t'], method='paired')
+    return out
+
 def _arms(df, on):
     "The QK-norm variants to compare with 'none': `on`, or every variant present."
     vs = qk_variants(df)
@@ -127,9 +143,11 @@ def sensitivity_gap(df: pd.DataFrame,   # study results table
         seeds = lr_sensitivity_seeds(df, lrs=lrs).set_index(['qk_norm', 'n_layer', 'seed'])['lr_sens']
         for o in _arms(df, on):
             for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):
-                ti = _paired(seeds.loc[(OFF, L)], seeds.loc[(o, L)], alpha)
+                get = lambda q: seeds.loc[(q, L)] if (q, L) in seeds.index else pd.Series(dtype=float)
+                ti = arm_diff(get(OFF), get(o), alpha)
                 rows.append(dict(n_layer=L, on=o, range=rng, sens_off=head.loc[(OFF, L), 'lr_sens'], sens_on=head.loc[(o, L), 'lr_sens'],
-                                 diff=ti['mean'], lo=ti['lo'], hi=ti['hi'], n=ti['n'], t=ti['t'], lrs=head.loc[(o, L), 'lrs']))
+                                 diff=ti['mean'], lo=ti['lo'], hi=ti['hi'], n=ti['n'], t=ti['t'], corr=ti['corr'], method=ti['method'],
+                                 lrs=head.loc[(o, L), 'lrs'], missing=head.loc[(o, L), 'missing'] or head.loc[(OFF, L), 'missing']))
     out = pd.DataFrame(rows)
     w, f = (out[out['range'] == r].drop(columns='range').set_index(['n_layer', 'on']) for r in ('wortsman', 'full'))
     return w.join(f, lsuffix='_wortsman', rsuffix='_full').reset_index()
@@ -146,11 +164,12 @@ def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
     rows = []
     for L in sorted(set(df.loc[df.qk_norm == a, 'n_layer']) & set(df.loc[df.qk_norm == b, 'n_layer'])):
         ba, bb = best.loc[(a, L)], best.loc[(b, L)]
-        ti = _paired(r.loc[(a, L, ba['lr'])], r.loc[(b, L, bb['lr'])], alpha)
+        ti = arm_diff(r.loc[(a, L, ba['lr'])], r.loc[(b, L, bb['lr'])], alpha)
         rows.append(dict(n_layer=L, a=a, b=b, lr_star_a=ba['lr'], lr_star_b=bb['lr'], loss_star_a=ba['mean'],
-                         loss_star_b=bb['mean'], diff=ti['mean'], lo=ti['lo'], hi=ti['hi'], n=ti['n'], t=ti['t']))
+                         loss_star_b=bb['mean'], diff=ti['mean'], lo=ti['lo'], hi=ti['hi'], n=ti['n'], t=ti['t'],
+                         n_a=ti['n_a'], n_b=ti['n_b'], corr=ti['corr'], method=ti['method']))
     return pd.DataFrame(rows, columns=['n_layer', 'a', 'b', 'lr_star_a', 'lr_star_b', 'loss_star_a', 'loss_star_b',
-                                       'diff', 'lo', 'hi', 'n', 't'])
+                                       'diff', 'lo', 'hi', 'n', 't', 'n_a', 'n_b', 'corr', 'method'])
 
 # %% ../nbs/07a_verdicts.ipynb #d357989c
 def optimum_gap(df: pd.DataFrame,    # study results table
@@ -159,7 +178,8 @@ def optimum_gap(df: pd.DataFrame,    # study results table
                ) -> pd.DataFrame:
     "Per depth and variant: each arm's best grid LR and loss, and the paired off − on gap there with its t interval."
     names = dict(b='on', lr_star_a='lr_star_off', lr_star_b='lr_star_on', loss_star_a='loss_star_off', loss_star_b='loss_star_on',
-                 diff='opt_gap', lo='opt_lo', hi='opt_hi', n='opt_n', t='opt_t')
+                 diff='opt_gap', lo='opt_lo', hi='opt_hi', n='opt_n', t='opt_t', n_a='opt_n_off', n_b='opt_n_on', corr='opt_corr',
+                 method='opt_method')
     gaps = [arm_gap_at_optimum(df, OFF, o, alpha).rename(columns=names).drop(columns='a') for o in _arms(df, on)]
     return pd.concat(gaps, ignore_index=True) if gaps else pd.DataFrame(columns=['n_layer', *names.values()])
 
@@ -177,12 +197,23 @@ def _crossing(lr, gap, margin):
     t = (margin - gap[i - 1]) / (gap[i] - gap[i - 1])
     return 10 ** (math.log10(lr[i - 1]) + t * math.log10(lr[i] / lr[i - 1])), lr[i - 1], lr[i]
 
-def _gap_seeds(df, o):
-    "Per (depth, lr, seed): the paired off − on gap at LRs where both arms ran and no QK-norm run failed."
+USEFUL = 0.5  # nats: a run whose final loss is more than this above its depth's best (ℓ*) is "not useful" (e^0.5 = 1.65x the perplexity)
+
+def plateau_lrs(r: pd.DataFrame, # `tidy_runs` of two arms
+                useful: float = USEFUL) -> set:
+    "(n_layer, lr) where both arms' seed-mean losses are above ℓ* + `useful`: both on a plateau, where a gap is no crossing."
+    m = r.groupby(['n_layer', 'lr', 'qk_norm'])['loss'].mean().unstack('qk_norm')
+    star = m.min(axis=1).groupby(level='n_layer').transform('min')
+    return set(m.index[(m.min(axis=1) > star + useful)])
+
+def _gap_seeds(df, o, useful: float = USEFUL):
+    "Per (depth, lr, seed): the paired off − on gap at LRs where both arms ran, no QK-norm run failed and not both sit on a plateau."
     r = tidy_runs(df[df['qk_norm'].isin([OFF, o])], ['qk_norm', 'n_layer'])
     onfail = r[r.qk_norm == o].groupby(['n_layer', 'lr'])['fail'].any()
     w = r.pivot_table(index=['n_layer', 'lr', 'seed'], columns='qk_norm', values='loss').dropna()
     w = w[~onfail.reindex(w.index.droplevel('seed')).fillna(True).values]
+    flat = plateau_lrs(r, useful)
+    w = w[[k not in flat for k in w.index.droplevel('seed')]]
     return (w[OFF] - w[o]).rename('gap').reset_index()
 
 def necessity_bracket(df: pd.DataFrame,     # study results table
@@ -242,6 +273,8 @@ def _h1(gs, L, eps, margin, alpha):
            f"largest gap {_ci(ti['mean'], ti['lo'], ti['hi'], ti['n'], ti['t'])} at lr {lr:.3g} is not above margin={margin} and eps={eps} beyond its interval")
     return None, f"{lowtxt}; {why}", low, best
 
+SENS_EFFECT = 0.05  # nats: the smallest LR-sensitivity difference H2 cares about (a tenth of the off arm's ≈ 0.35)
+
 def _h2(fo, fn, sg):
     "H2 at one depth: (outcome, reason) from the failure brackets and the Wortsman-range sensitivity difference."
     tr_on = fn['lr_trained'] if fn['lr_trained'] == fn['lr_trained'] else 0.0
@@ -251,9 +284,11 @@ def _h2(fo, fn, sg):
     higher, lower = bool(tr_on >= ff_off), bool(ff_on <= tr_off)
     br = f"failure brackets off [{_f(fo['lr_trained'])}, {_f(fo['lr_first_fail'])}], on [{_f(fn['lr_trained'])}, {_f(fn['lr_first_fail'])}]"
     sens = f"LR sensitivity (Wortsman range) off − on {_ci(sg['diff_wortsman'], sg['lo_wortsman'], sg['hi_wortsman'], sg['n_wortsman'], sg['t_wortsman'])}"
-    less, more = bool(sg['lo_wortsman'] > 0), bool(sg['hi_wortsman'] < 0)
+    if sg.get('missing_wortsman'): return None, f"{br}; no LR sensitivity on Wortsman's range: the grid lacks {sg['missing_wortsman']}"
+    less, small = bool(sg['lo_wortsman'] > 0), bool(sg['hi_wortsman'] < SENS_EFFECT)
     if lower: return False, f"{br}: QK-norm fails first; {sens}"
-    if more: return False, f"{br}; {sens}: QK-norm is more sensitive"
+    if small: return False, (f"{br}; {sens}: QK-norm lowers LR sensitivity by less than the smallest effect of interest "
+                             f"({SENS_EFFECT} nats), if at all")
     if higher and less: return True, f"{br}: QK-norm fails later; {sens}"
     why = [] if higher else ["the brackets overlap" if np.isfinite(ff_off) or np.isfinite(ff_on) else "neither arm fails on the grid"]
     if not less: why.append("the sensitivity interval includes 0")
@@ -302,9 +337,12 @@ def _tally(hyp, on, t, col):
     return dict(hypothesis=hyp, on=on, verdict=verdict, n_depths=n, n_for=yes, n_against=no, n_undetermined=n - yes - no,
                 summary=f"{yes} of {n} depths for, {no} against; {why}")
 
+H3_ALPHA, H3_EFFECT = 0.10, 0.1  # H3's 90% slope interval and smallest effect: 0.1 decades per doubling (2x from 2 to 16 layers)
+
 def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (threshold, seed thresholds via `necessity_bracket`)
            seed_thr: dict,          # {n_layer: tuple of per-seed thresholds}
-           alpha: float = 0.05,     # 1 - confidence level of the slope interval
+           alpha: float = H3_ALPHA, # 1 - confidence level of the slope interval (0.10: a 90% interval, two one-sided 5% tests)
+           effect: float = H3_EFFECT, # decades per doubling: the smallest fall of interest
           ) -> dict:
     "H3 for one variant: slope of log10 threshold vs log2 depth with its t interval, total shift, grid step, verdict and reason."
     t = t[np.isfinite(t['threshold'])].sort_values('n_layer')
@@ -327,15 +365,17 @@ def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (thresho
     fit = (f"slope {b:+.3f} [{b - tq * se:+.3f}, {b + tq * se:+.3f}] decades per doubling of depth "
            f"(n={len(pts)} seed thresholds{f', {n_out} seed(s) never crossing left out' if n_out else ''}, t={tq:.3g})")
     spread = math.log10(t['threshold'].max() / t['threshold'].min())  # what the reader sees in the list
-    small = f"the fitted shift over depths {t['n_layer'].min()}–{t['n_layer'].max()} is {shift:.2f} decades, less than the {step:.2f}-decade grid step"
-    if out['slope_lo'] <= 0 <= out['slope_hi']:
+    if out['slope_lo'] > -effect:  # any fall is smaller than the smallest effect of interest (or the threshold rises)
+        word = 'rises' if out['slope_lo'] > 0 else 'falls by less than the smallest effect of interest, if at all'
+        return {**out, 'verdict': 'not supported',
+                'why': f"thresholds {txt}: {fit}; its lower end is above −{effect}, so the threshold {word}"}
+    if out['slope_hi'] >= 0:
         return {**out, 'verdict': 'inconclusive',
-                'why': f"thresholds {txt}: {fit}, an interval that includes 0" + (f"; and {small}" if shift <= step else '')}
+                'why': f"thresholds {txt}: {fit}, an interval that includes 0 and reaches below −{effect}: neither a fall nor its absence is resolved"}
     if shift <= step:
         return {**out, 'verdict': 'inconclusive', 'why': f"thresholds {txt} differ by {spread:.2f} decades, less than the "
-                                                         f"{step:.2f}-decade grid step (fitted shift {shift:.2f} decades); {fit}"}
-    word, verdict = ('fall', 'supported') if b < 0 else ('rise', 'not supported')
-    return {**out, 'verdict': verdict, 'why': f"thresholds {txt} {word} by {shift:.2f} decades (fitted; grid step {step:.2f}); {fit}"}
+                                                         f"{step:.2f}-decade grid step (fitted shift {shift:.2f} decades): the fall rests on interpolation; {fit}"}
+    return {**out, 'verdict': 'supported', 'why': f"thresholds {txt} fall by {shift:.2f} decades (fitted; grid step {step:.2f}); {fit}"}
 
 def verdicts(df: pd.DataFrame,       # study results table
              on=None,                # QK-norm variant(s) compared with 'none' (None: every variant)
@@ -350,7 +390,7 @@ def verdicts(df: pd.DataFrame,       # study results table
     for o, g in t.groupby('on', sort=True):
         rows += [_tally('H1', o, g, 'h1'), _tally('H2', o, g, 'h2')]
         st = {r.n_layer: r.seed_thresholds for r in nec[nec.on == o].itertuples()}
-        h3 = h3_fit(g, {L: st.get(L, ()) for L in g['n_layer']}, alpha)
+        h3 = h3_fit(g, {L: st.get(L, ()) for L in g['n_layer']})
         fin = int(np.isfinite(g['threshold']).sum())
         rows.append(dict(hypothesis='H3', on=o, verdict=h3['verdict'], n_depths=len(g), n_for=int(h3['verdict'] == 'supported'),
                          n_against=int(h3['verdict'] == 'not supported'), n_undetermined=len(g) - fin, summary=h3['why'],
