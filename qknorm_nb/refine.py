@@ -119,45 +119,39 @@ def _more_seeds(have, qk, L, lr, target):
         s += 1
     return new
 
-def _seed_target(n, width, sp):
-    "How many seeds an LR should have: `min`, then one more per round up to `max` while the interval is wider than max_width."
-    if np.isfinite(width) and width <= sp['max_width']: return n  # narrow enough already
-    return max(sp['min'], min(sp['max'], n + 1)) if n >= sp['min'] else sp['min']
+def _seed_target(sp):
+    "How many seeds an LR a gap verdict rests on gets: `max`, fixed before any outcome is seen (never stopped on an observed spread)."
+    return sp['max']
 
 def _wanted(df, spec, br, have):
-    "The (qk_norm, n_layer, lr, seed) cells this round would add, in priority order: bisections, extensions, then seeds."
+    "The units this round would add, in priority order (bisections, extensions, then seeds): each a list of (qk_norm, n_layer, lr, seed), run whole or not at all."
     want, sp = [], spec['seeds']
     paired = bool(qk_variants(df)) and OFF in set(df['qk_norm'])  # both arms present: gaps can be compared
     for b in br[(br.status == 'open') & br.kind.isin(spec['edges'])].itertuples():
         lr = log_mid(b.lo, b.hi)
         arms = [b.qk_norm] if b.kind == 'failure' else [OFF, b.qk_norm]
         base = sorted(set.intersection(*(set(_seeds_at(have, q, b.n_layer, b.lo)) for q in arms)))
-        want += [(q, b.n_layer, lr, s) for q in arms for s in base]
+        want.append([(q, b.n_layer, lr, s) for q in arms for s in base])
     if spec['extend'] and 'failure' in spec['edges']:  # an edge past the grid's end: one step beyond that end
         for b in br[(br.status == 'censored') & (br.kind == 'failure')].itertuples():
             above = bool(np.isfinite(b.lo))  # nothing failed: look above the largest LR (else below the smallest)
             end = b.lo if above else b.hi
             if not np.isfinite(end): continue
             lr = round_lr(end * spec['extend'] if above else end / spec['extend'])
-            want += [(b.qk_norm, b.n_layer, lr, s) for s in _seeds_at(have, b.qk_norm, b.n_layer, end)]
+            want.append([(b.qk_norm, b.n_layer, lr, s) for s in _seeds_at(have, b.qk_norm, b.n_layer, end)])
     if sp['max'] == 0: return want
     settled = br[~((br.status == 'open') & br.kind.isin(spec['edges']))]  # seeds only where the bracket stays put
     if 'failure' in sp['at']:
         for b in settled[(settled.kind == 'failure') & (settled.status != 'censored')].itertuples():
-            for lr in (b.lo, b.hi):
-                want += [(b.qk_norm, b.n_layer, round_lr(lr), s) for s in _more_seeds(have, b.qk_norm, b.n_layer, lr, sp['min'])]
+            want.append([(b.qk_norm, b.n_layer, round_lr(lr), s) for lr in (b.lo, b.hi) for s in _more_seeds(have, b.qk_norm, b.n_layer, lr, sp['min'])])
     if 'necessity' in sp['at'] and paired:
-        nb = necessity_bracket(df, margin=spec['margin']).set_index(['on', 'n_layer'])
         for b in settled[(settled.kind == 'necessity') & (settled.status != 'censored')].itertuples():
-            r = nb.loc[(b.qk_norm, b.n_layer)]
-            for lr, e in ((b.lo, 'f'), (b.hi, 'h')):
-                tgt = _seed_target(int(r[f'gap_{e}_n']), r[f'gap_{e}_hi'] - r[f'gap_{e}_lo'], sp)
-                want += [(q, b.n_layer, round_lr(lr), s) for s in _more_seeds(have, OFF, b.n_layer, lr, tgt) for q in (OFF, b.qk_norm)]
+            want.append([(q, b.n_layer, round_lr(lr), s) for lr in (b.lo, b.hi)
+                         for s in _more_seeds(have, OFF, b.n_layer, lr, _seed_target(sp)) for q in (OFF, b.qk_norm)])
     if 'optimum' in sp['at'] and paired:
         for r in optimum_gap(df).itertuples():
-            tgt = _seed_target(int(r.opt_n), r.opt_hi - r.opt_lo, sp)
-            for q, lr in ((OFF, r.lr_star_off), (r.on, r.lr_star_on)):
-                want += [(q, r.n_layer, round_lr(lr), s) for s in _more_seeds(have, q, r.n_layer, lr, tgt)]
+            want.append([(q, r.n_layer, round_lr(lr), s) for q, lr in ((OFF, r.lr_star_off), (r.on, r.lr_star_on))
+                         for s in _more_seeds(have, q, r.n_layer, lr, _seed_target(sp))])
     return want
 
 def plan_round(df: pd.DataFrame, # results so far, every round (a `round` column is optional: absent means 0)
@@ -173,11 +167,12 @@ def plan_round(df: pd.DataFrame, # results so far, every round (a `round` column
     budget = spec['max_cells'] - added
     if budget <= 0: return Plan([], 'budget spent', br)
     have = {(q, int(L), round_lr(x), int(s)) for q, L, x, s in zip(df['qk_norm'], df['n_layer'], df['lr'], df['seed'])}
-    cells = []
-    for c in _wanted(df, spec, br, have):
-        c = (c[0], int(c[1]), round_lr(c[2]), int(c[3]))
-        if c not in have: have.add(c); cells.append(c)
-    reason = 'continue' if cells else 'done: brackets below target'
-    if len(cells) > budget: cells, reason = cells[:budget], 'budget spent'
+    cells, reason = [], None
+    for unit in _wanted(df, spec, br, have):  # whole units only: a budget cut drops a bracket, never part of one
+        new = list(dict.fromkeys(c for c in ((q, int(L), round_lr(x), int(s)) for q, L, x, s in unit) if c not in have))
+        if not new: continue
+        if len(cells) + len(new) > budget: reason = 'budget spent'; break
+        have.update(new); cells += new
+    reason = reason or ('continue' if cells else 'done: brackets below target')
     out = [dict(qk_norm=q, lr=lr, n_layer=L, seed=s, round=round) for q, L, lr, s in sorted(cells, key=lambda c: (c[1], c[0], c[2], c[3]))]
     return Plan(out, reason, br)
