@@ -21,7 +21,7 @@ __all__ = ['X0', 'LADDER_LRS', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS',
 
 # %% ../nbs/07d_scaling.ipynb #85382de8
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
-LADDER_LRS = tuple(float(f'{10 ** e:.4g}') for e in np.arange(-3, 1.51, 0.25))  # quarter-decade grid, 1e-3 to 31.6
+LADDER_LRS = tuple(sorted({float(f'{10 ** e:.4g}') for e in np.arange(-3, 1.51, 0.25)} | set(WORTSMAN_LRS)))  # quarter-decade grid 1e-3 to 31.6, and Wortsman's seven LRs
 
 def synthetic_rung(x: float,                 # the rung's scale, e.g. non-embedding parameters
                    x0: float = X0,           # the scale at which the off arm breaks above `lr_break0`
