@@ -34,7 +34,7 @@ def notebook_warnings(path) -> list[str]:
 def page_for(folder: Path, # a study folder or a ladder folder, resolved
              notebook=None, # the notebook to execute; None: the repository's page for that kind of folder
             ) -> tuple[Path, dict]:
-    "The notebook that reads `folder` and its papermill parameters: 22_scale for a ladder (ladder.json), 20_analysis for a study."
+    "The notebook that reads `folder` and its papermill parameters: 22_scale for a ladder (ladder.json), 23_depth for a study with a rule in studies/rules/, 20_analysis for a study."
     if (folder/'ladder.json').is_file():
         src = (read_json(folder/'ladder.json') or {}).get('source') or ''
         root = folder.parent.parent  # runs/<ladder> sits in the checkout that holds the ladder file
@@ -43,7 +43,10 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
                                        f"(looked in {root} and the working directory): the scale page needs the ladder file the rungs ran from")
         return find_notebook(notebook, '22_scale.ipynb'), dict(ladder_file=str(f.resolve()), runs_dir=str(folder.parent),
                                                               checks_dir=str(root/'bench'/'checks'))
-    if (folder/'study.json').is_file(): return find_notebook(notebook, '20_analysis.ipynb'), dict(study_dir=str(folder))
+    if (folder/'study.json').is_file():
+        rule = folder.parent.parent/'studies'/'rules'/f'{folder.name}.yaml'  # a confirmatory study: its committed rule
+        if rule.is_file(): return find_notebook(notebook, '23_depth.ipynb'), dict(study_dir=str(folder), rule_file=str(rule.resolve()))
+        return find_notebook(notebook, '20_analysis.ipynb'), dict(study_dir=str(folder))
     raise SweepError(f"{folder} is not a study folder: it has no study.json (run `qknorm sweep` first), "
                      "nor a ladder folder's ladder.json (`qknorm ladder`)")
 

@@ -13,10 +13,10 @@ from .metrics import (OFF, BY, WORTSMAN_LRS, ResultsError, tidy_runs, lr_curves,
                                lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, welch_interval)
 
 # %% auto #0
-__all__ = ['TOL', 'MARGIN', 'USEFUL', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'ENDED', 'fit_fail_curve', 'failure_lr',
-           'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'plateau_lrs',
-           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage', 'ended_groups',
-           'study_summary']
+__all__ = ['USEFUL', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'ENDED', 'fit_fail_curve', 'not_useful',
+           'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap',
+           'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage',
+           'ended_groups', 'study_summary']
 
 # %% ../nbs/07a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -46,8 +46,14 @@ def fit_fail_curve(lr,            # peak LR of each run
     g = np.array([-1 / b, a / b ** 2])  # d(x50)/d(a, b)
     se = math.sqrt(max(float(g @ cov @ g), 0.0))
     z = 1.959963984540054 if alpha == 0.05 else float(np.sqrt(2) * _erfinv(1 - alpha))
-    return dict(lr50=10 ** (x50 + xc), lr50_lo=10 ** (x50 + xc - z * se), lr50_hi=10 ** (x50 + xc + z * se),
-                slope=float(b), fit='logistic')
+    lo, hi = 10 ** (x50 + xc - z * se), 10 ** (x50 + xc + z * se)
+    grid = np.unique(x)
+    if 2 * math.log(9) / b < np.diff(grid).min():  # quasi-separation: a 10-90% transition sharper than the grid can see
+        below, above = grid[grid < x_bad], grid[grid > x_ok]  # the mixed LRs' neighbours: all trained / all failed there
+        lo = min(lo, 10 ** below.max()) if len(below) else 0.0
+        hi = max(hi, 10 ** above.min()) if len(above) else np.inf
+        return dict(lr50=10 ** (x50 + xc), lr50_lo=lo, lr50_hi=hi, slope=float(b), fit='quasi-separated')
+    return dict(lr50=10 ** (x50 + xc), lr50_lo=lo, lr50_hi=hi, slope=float(b), fit='logistic')
 
 def _erfinv(y):
     "Inverse error function by bisection (only for alpha other than 0.05)."
@@ -55,12 +61,27 @@ def _erfinv(y):
     for _ in range(100): lo, hi = ((lo + hi) / 2, hi) if math.erf((lo + hi) / 2) < y else (lo, (lo + hi) / 2)
     return (lo + hi) / 2
 
+USEFUL = 0.5  # nats: a run more than this above its depth's best loss ℓ* is "not useful" (e^0.5 = 1.65x ℓ*'s perplexity)
+
+def not_useful(r: pd.DataFrame,        # `tidy_runs` output (loss, fail, qk_norm, n_layer, lr)
+               useful: float = USEFUL, # nats above ℓ*
+              ) -> pd.Series:
+    "True where a run diverged or ended more than `useful` nats above ℓ*, the best seed-mean loss of any arm at its depth."
+    depth = [c for c in ('n_layer',) if c in r.columns]
+    means = r.groupby([*depth, 'qk_norm', 'lr'])['loss'].mean()
+    star = means.groupby(level=depth).min() if depth else pd.Series(means.min())
+    bar = (r['n_layer'].map(star) if depth else star.iloc[0]) + useful
+    return (r['fail'] | (r['loss'] > bar)).rename('not_useful')
+
 def failure_lr(df: pd.DataFrame, # study results table
                by=BY,            # one failure LR per group of these columns
+               useful: float|None = None, # None: failure = diverged (non-finite or final ≥ ℓ0); a number: also "not useful" (`not_useful`)
               ) -> pd.DataFrame:
     "Per arm and depth: the failure bracket [lr_trained, lr_first_fail], lr_all_fail, and the fit of P(fail | log LR)."
     by, rows = list(by), []
-    for k, g in tidy_runs(df, by).groupby(by):
+    r = tidy_runs(df, by)
+    if useful is not None: r['fail'] = not_useful(r, useful)
+    for k, g in r.groupby(by):
         per = g.groupby('lr')['fail'].agg(['sum', 'size']).sort_index()  # (n_lr, 2)
         lrs, nf, n = per.index.values, per['sum'].values, per['size'].values
         i = int(np.argmax(nf > 0)) if (nf > 0).any() else len(lrs)  # first LR with a failure
@@ -197,8 +218,6 @@ def _crossing(lr, gap, margin):
     t = (margin - gap[i - 1]) / (gap[i] - gap[i - 1])
     return 10 ** (math.log10(lr[i - 1]) + t * math.log10(lr[i] / lr[i - 1])), lr[i - 1], lr[i]
 
-USEFUL = 0.5  # nats: a run whose final loss is more than this above its depth's best (ℓ*) is "not useful" (e^0.5 = 1.65x the perplexity)
-
 def plateau_lrs(r: pd.DataFrame, # `tidy_runs` of two arms
                 useful: float = USEFUL) -> set:
     "(n_layer, lr) where both arms' seed-mean losses are above ℓ* + `useful`: both on a plateau, where a gap is no crossing."
@@ -300,10 +319,11 @@ def depth_table(df: pd.DataFrame,       # study results table
                 margin: float = MARGIN, # nats: the necessity margin, and the bar a decisive gap's interval must clear
                 eps: float = 0.1,       # nats: a gap this small is negligible; a decisive gap is larger
                 alpha: float = 0.05,    # 1 - confidence level of every t interval
+                useful: float|None = None, # None: failure edges of diverged runs; a number: of "not useful" ones (`failure_lr`)
                 **_ignored,             # n_boot, seed: accepted for the old signature, unused (no bootstrap here)
                ) -> pd.DataFrame:
     "Per depth and variant: failure brackets, near-optimal bands, LR sensitivity, optimum gap, necessity bracket, H1/H2 outcomes and reasons."
-    fl = failure_lr(df).set_index(['qk_norm', 'n_layer'])
+    fl = failure_lr(df, useful=useful).set_index(['qk_norm', 'n_layer'])
     band = near_optimal_band(df, tol=tol).set_index(['qk_norm', 'n_layer'])
     sens = sensitivity_gap(df, on, alpha).set_index(['on', 'n_layer'])
     opt = optimum_gap(df, on, alpha).set_index(['on', 'n_layer'])
@@ -380,11 +400,12 @@ def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (thresho
 def verdicts(df: pd.DataFrame,       # study results table
              on=None,                # QK-norm variant(s) compared with 'none' (None: every variant)
              tol: float = TOL, margin: float = MARGIN, eps: float = 0.1, alpha: float = 0.05,  # as in `depth_table`
+             useful: float|None = None,  # as in `depth_table`: which failure notion H2's edges use
              table: pd.DataFrame|None = None,  # precomputed `depth_table` (skips recomputing)
              **_ignored,             # n_boot, seed: accepted for the old signature, unused
             ) -> pd.DataFrame:
     "One row per variant and hypothesis (H1, H2, H3): verdict, counts behind it and the reasons in words."
-    t = table if table is not None else depth_table(df, on, tol=tol, margin=margin, eps=eps, alpha=alpha)
+    t = table if table is not None else depth_table(df, on, tol=tol, margin=margin, eps=eps, alpha=alpha, useful=useful)
     nec = necessity_bracket(df, on, margin, alpha)
     rows = []
     for o, g in t.groupby('on', sort=True):
