@@ -62,19 +62,20 @@ class CausalSelfAttention(nn.Module):
         if self.qk_norm != 'none': q, k = self.q_norm(q), self.k_norm(k)
         return q, k, v
 
-    def _scale(self):
-        return 1.0 / math.sqrt(self.head_dim) if self.qk_norm != 'l2' else None
+    def _scale(self): return 1.0 / math.sqrt(self.head_dim)  # the fixed logit scale of every arm but l2
 
     def forward(self, x, probe: bool = False):
         B, T, C = x.size()
         q, k, v = self._qkv(x)
-        if self.qk_norm == 'l2': q, scale = q * self.qk_gain, 1.0
-        else: scale = self._scale()
-        if probe: y, stats = _explicit_attention(q, k, v, scale, self.attn_dropout)
-        elif self.attn_impl == 'math': y = math_attention(q, k, v, scale, self.attn_dropout)  # (B, nh, T, hs)
+        scale = self.qk_gain if self.qk_norm == 'l2' else self._scale()  # l2: Henry et al.'s learnable gain g replaces 1/sqrt(hs)
+        if probe:  # the explicit path reads q as it enters the dot product, before l2's gain (g scales the logits, not q)
+            y, stats = _explicit_attention(q, k, v, scale, self.attn_dropout)
         else:
-            y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
-                                               is_causal=True, scale=scale)  # (B, nh, T, hs)
+            if self.qk_norm == 'l2': q, scale = q * self.qk_gain, 1.0  # the fused kernels take a float scale: fold g into q
+            if self.attn_impl == 'math': y = math_attention(q, k, v, scale, self.attn_dropout)  # (B, nh, T, hs)
+            else:
+                y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
+                                                   is_causal=True, scale=scale)  # (B, nh, T, hs)
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # re-assemble all head outputs side by side
         y = self.resid_dropout(self.c_proj(y))
         return (y, stats) if probe else y
