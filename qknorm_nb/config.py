@@ -19,7 +19,7 @@ __all__ = ['QK_NORMS', 'TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_I
            'cohort_from_params', 'resolve_device']
 
 # %% ../nbs/00_config.ipynb #f9f5492a
-QK_NORMS = ('none', 'layernorm', 'rmsnorm', 'l2')  # METHODS.md: off, Wortsman/Dehghani, OLMo 2 / Qwen3, Henry et al.
+QK_NORMS = ('none', 'layernorm', 'rmsnorm', 'l2')  # the methods page: off, Wortsman/Dehghani, OLMo 2 / Qwen3, Henry et al.
 TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
 HUB_CORPORA = ('tinystories', 'fineweb-edu')  # streamed from the Hugging Face hub (data.HUB says from where)
 CORPORA = ('builtin',) + HUB_CORPORA  # or a path to a local .txt/.jsonl/.parquet file or folder

@@ -71,7 +71,7 @@ def loss_at_init(df: pd.DataFrame) -> pd.Series:
     return l0.rename('l0')
 
 def failed(df: pd.DataFrame) -> pd.Series:
-    "True where a run failed (METHODS.md): status not 'done', or final loss NaN/inf, or not below `l0`."
+    "True where a run failed (the methods page): status not 'done', or final loss NaN/inf, or not below `l0`."
     check_results(df, ('status', 'l0', 'final_val_loss'))
     f, l0 = _final(df), loss_at_init(df)
     ok = (df['status'] == 'done') & np.isfinite(f) & (f < l0)
