@@ -86,7 +86,7 @@ def _failure(df, arms, alpha):
         elif cens == 'below': v, lo, hi = np.nan, 0.0, ff
         else:  # the transition region: every seed trained at lo, every seed failed at hi (see above: not the Wald interval)
             lo, hi = tr, af if np.isfinite(af) else np.nanmax([_fit_hi(df, a, f, alpha), ff])
-            v = f['lr50'] if f['fit'] in ('logistic', 'separated') and np.isfinite(f['lr50']) else _logmid(tr, ff)
+            v = f['lr50'] if f['fit'] in ('logistic', 'quasi-separated', 'separated') and np.isfinite(f['lr50']) else _logmid(tr, ff)
             v = float(np.clip(v, lo, hi))  # a fit's lr50 outside the region it was fitted on is not an edge the grid saw
         out[a] = dict(failure_lr=v, failure_lo=lo, failure_hi=hi, failure_censored=cens, failure_fit=f['fit'])
     return out
