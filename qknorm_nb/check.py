@@ -70,6 +70,9 @@ def validate_prediction(pred: dict, # the parsed prediction file
         _get(pred, f'quantities.failure_lr.{arm}.value')
         for k in ('value', 'lo', 'hi'):
             if not _num_or_null(q.get(k)): _fail(f"quantities.failure_lr.{arm}.{k}={q[k]!r} must be a positive number or null")
+        ends = [(k, q.get(k)) for k in ('lo', 'value', 'hi') if q.get(k) is not None]
+        for (a, x), (b, y) in zip(ends, ends[1:]):  # an inverted interval would score as a definite "refuted"
+            if x > y: _fail(f"quantities.failure_lr.{arm}: {a}={x!r} > {b}={y!r}; an interval needs lo <= value <= hi")
     lrs = _get(pred, 'check.lrs')
     if not isinstance(lrs, dict): _fail(f"check.lrs={lrs!r} must map each arm to its list of LRs")
     for arm, v in lrs.items():

@@ -12,8 +12,8 @@ from pathlib import Path
 from .files import pid_alive, now
 
 # %% auto #0
-__all__ = ['STALE_AFTER', 'lock_path', 'read_lock', 'lock_is_stale', 'lock_holder', 'acquire_lock', 'release_lock', 'cell_lock',
-           'clear_stale_lock']
+__all__ = ['STALE_AFTER', 'lock_path', 'read_lock', 'boot_id', 'lock_is_stale', 'lock_holder', 'acquire_lock', 'release_lock',
+           'cell_lock', 'clear_stale_lock']
 
 # %% ../nbs/06a_locks.ipynb #5a4077ca
 STALE_AFTER = 600.0  # seconds without a heartbeat after which another host's lock counts as abandoned
@@ -33,14 +33,24 @@ def _age(path) -> float:
     try: return time.time() - Path(path).stat().st_mtime
     except FileNotFoundError: return 0.0
 
+_HELD = set()  # tokens of the locks this process holds now: a lock with our pid and another token is a dead namesake's
+
+def boot_id() -> str|None:
+    "This machine's boot id (Linux), so that a lock written before a reboot is known stale even if its pid is reused."
+    try: return Path('/proc/sys/kernel/random/boot_id').read_text().strip()
+    except OSError: return None
+
 def lock_is_stale(held: dict, # the lock's contents
                   path, # the lock file (its mtime is the holder's heartbeat)
                   stale_after: float = STALE_AFTER) -> bool:
-    "Whether the holder of a lock is gone: dead pid on this host, our own requeued Slurm job, or no heartbeat."
-    if held.get('host') == socket.gethostname(): return not pid_alive(held.get('pid'))
+    "Whether the holder of a lock is gone: no heartbeat, our own requeued Slurm job, or on this host a dead pid, another boot or our own pid without our token."
+    if _age(path) > stale_after: return True  # on any host: a live holder touches its lock every stale_after / 4
+    if held.get('host') == socket.gethostname():
+        if held.get('boot') and boot_id() and held['boot'] != boot_id(): return True  # written before a reboot
+        if held.get('pid') == os.getpid(): return held.get('token') not in _HELD   # pids repeat after a restart
+        return not pid_alive(held.get('pid'))
     job = os.environ.get('SLURM_JOB_ID')
-    if job and held.get('job') == job: return True
-    return _age(path) > stale_after
+    return bool(job and held.get('job') == job)
 
 def lock_holder(cell_dir, stale_after: float = STALE_AFTER) -> dict|None:
     "The live holder of a cell's lock (pid, host, started, ...), or None when it is free or its holder is gone."
@@ -67,7 +77,7 @@ def acquire_lock(cell_dir, stale_after: float = STALE_AFTER) -> dict|None:
     path = lock_path(cell_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     info = dict(pid=os.getpid(), host=socket.gethostname(), started=now(), job=os.environ.get('SLURM_JOB_ID'),
-                token=uuid.uuid4().hex)
+                token=uuid.uuid4().hex, boot=boot_id())
     for _ in range(10):
         try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
@@ -79,6 +89,7 @@ def acquire_lock(cell_dir, stale_after: float = STALE_AFTER) -> dict|None:
             if held and not lock_is_stale(held, path, stale_after): return None
             _break_lock(path, held)
             continue
+        _HELD.add(info['token'])
         with os.fdopen(fd, 'w') as f: json.dump(info, f); f.flush(); os.fsync(f.fileno())
         return info | {'path': str(path)}
     return None
@@ -88,6 +99,7 @@ def release_lock(lock: dict|None):
     if not lock: return
     path = Path(lock['path'])
     if (read_lock(path) or {}).get('token') == lock['token']: path.unlink(missing_ok=True)
+    _HELD.discard(lock['token'])
 
 # %% ../nbs/06a_locks.ipynb #f499f997
 @contextmanager

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from .config import is_num
-from .study import COMPLETE, load_study, load_json, read_summary, with_refined
+from .study import COMPLETE, load_study, load_json, read_summary, with_refined, check_cell_folders
 from .locks import STALE_AFTER, lock_holder
 
 # %% auto #0
@@ -115,6 +115,7 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
     "Read where a study's sweep stands (from any process on the same filesystem), without changing anything."
     st = load_study(study)
     d = Path(runs_dir)/st.name
+    check_cell_folders(st, d)  # as the sweep checks them: a study file the sweep refuses has no progress to show
     with_refined(st, d)  # the cells refinement added, too
     states, running, walls, done_sizes = {}, {}, [], []
     sizes = {c.id: cell_size(c.config) for c in st.cells}

@@ -19,7 +19,7 @@ __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 
            'StudyError', 'SweepError', 'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names',
            'logspace', 'fmt_sci', 'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study',
            'StudyLoader', 'load_study', 'load_json', 'read_summary', 'cell_status', 'refined_settings', 'add_missing',
-           'with_refined']
+           'with_refined', 'check_cell_folders']
 
 # %% ../nbs/06_study.ipynb #cc79b547
 class StudyError(ConfigError):
@@ -340,3 +340,24 @@ def with_refined(st: Study, study_dir) -> Study:
     "`st` with the cells that refinement recorded in `study_dir/study.json` appended (those it does not have yet)."
     add_missing(st, refined_settings(study_dir))
     return st
+
+# %% ../nbs/06_study.ipynb #cdf07311
+def check_cell_folders(st: Study, study_dir) -> None:
+    "Refuse a study folder whose cell folders were made with other settings: each folder's own config.json against the cell `st` declares."
+    from qknorm_nb.config import RUNTIME_FIELDS  # how a run computes, not what: never a difference
+    d = Path(study_dir)
+    if not d.is_dir(): return
+    from dataclasses import replace
+    for c in with_refined(replace(st, cells=list(st.cells)), d).cells:  # a copy: the refined cells are not added to `st`
+        p = d/c.id/'config.json'
+        if not p.exists(): continue
+        got = load_json(p)
+        if not isinstance(got, dict):
+            raise StudyError(f"{p} is not a readable config: cell {c.id} cannot be checked against the study; "
+                             f"move {d/c.id} aside (or delete it) and the sweep runs that cell again")
+        want = c.config.to_dict()
+        diff = [k for k in want if k in got and k not in RUNTIME_FIELDS and got[k] != want[k]]  # fields added later: absent in old files
+        if diff:
+            k = diff[0]
+            raise StudyError(f"{d/c.id} was run with {k}={got[k]!r}, but the study declares {k}={want[k]!r} for cell {c.id}: "
+                             f"it is another run. Use another study name or runs dir, or move that folder aside")

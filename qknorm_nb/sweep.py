@@ -15,7 +15,8 @@ import qknorm_nb
 from .config import RUNTIME_FIELDS, COHORT_FIELDS, is_int, is_num
 from .files import atomic_write, write_json, sha256, now
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, COMPLETE, load_study, load_json, read_summary,
-                             cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined)
+                             cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
+                             check_cell_folders)
 from .locks import STALE_AFTER, cell_lock, clear_stale_lock, lock_holder, lock_path, read_lock
 from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, clear_stop, shutdown_warm_kernels
 
@@ -228,7 +229,8 @@ def study_states(study, runs_dir='runs') -> dict:
 
 # %% ../nbs/06c_sweep.ipynb #5de76c00
 def _check_folder(study_dir: Path, st: Study, hashes: dict):
-    "Refuse a study folder that holds the same cells run with other settings, or other data files."
+    "Refuse a study folder that holds the same cells run with other settings (each cell folder's own config.json), or other data files."
+    check_cell_folders(st, study_dir)  # the run folders themselves, whatever study.json says or whether it exists
     old = load_json(study_dir/'study.json')
     if not old: return
     new = {c.id: c.config.to_dict() for c in st.cells}

@@ -19,8 +19,8 @@ from .runstate import (new_state, restore_state, due, check_eval, check_probe, c
 from .files import atomic_save, json_safe, read_json, remove_stale_tmp, write_json, write_jsonl
 
 # %% auto #0
-__all__ = ['CKPT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'load_checkpoint', 'evaluate', 'build', 'train_step', 'RunDirError',
-           'finished_summary', 'train']
+__all__ = ['CKPT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'checkpoint_problem', 'load_checkpoint', 'evaluate', 'build',
+           'train_step', 'RunDirError', 'finished_summary', 'train']
 
 # %% ../nbs/05_train.ipynb #0c6858c5
 def get_lr(it: int, cfg: RunConfig) -> float:
@@ -41,6 +41,25 @@ def save_checkpoint(run_dir: Path, model, opt, state: dict, cfg: RunConfig):
     if torch.cuda.is_available(): ck['cuda_rng'] = torch.cuda.get_rng_state_all()
     atomic_save(ck, run_dir / CKPT)
 
+def _int(x): return isinstance(x, int) and not isinstance(x, bool)
+
+def checkpoint_problem(state, cfg: RunConfig) -> str | None:
+    "What makes a checkpoint's run state one a live run of `cfg` cannot have written (None: it is sound)."
+    if not isinstance(state, dict): return f"its run state is {type(state).__name__}, not a mapping"
+    step = state.get('step')
+    if not _int(step) or not 0 <= step <= cfg.max_iters: return f"step={step!r} is not an integer in [0, max_iters={cfg.max_iters}]"
+    if state.get('status') != 'running': return f"status={state.get('status')!r}: a checkpoint is written while the run is 'running'"
+    log = state.get('log', [])
+    if not isinstance(log, list) or not all(isinstance(r, dict) and _int(r.get('step')) for r in log):
+        return "its log is not a list of records with integer steps"
+    if log and log[-1]['step'] > step: return f"its log reaches step {log[-1]['step']}, beyond its step {step}"
+    logged = state.get('logged', 0)
+    if not _int(logged) or not 0 <= logged <= len(log): return f"logged={logged!r} is not in [0, {len(log)}] (the log's length)"
+    for k in ('elapsed', 'resumes'):
+        v = state.get(k, 0)
+        if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0): return f"{k}={v!r} is not a number >= 0"
+    return None
+
 def load_checkpoint(run_dir: Path, model, opt, cfg: RunConfig) -> dict | None:
     "Restore a checkpoint into model and opt; return the run state, or None when there is none usable."
     path = run_dir / CKPT
@@ -51,6 +70,11 @@ def load_checkpoint(run_dir: Path, model, opt, cfg: RunConfig) -> dict | None:
         return None
     if run_identity(ck.get('config') or {}) != run_identity(cfg.to_dict()):
         warnings.warn(f"ignoring checkpoint {path}: it was written for a different config")
+        return None
+    if (why := checkpoint_problem(ck.get('state'), cfg)) is not None:  # set aside, named, and start over: never trained on
+        bad = path.with_name(f'ckpt.invalid-{int(time.time())}.pt')
+        path.rename(bad)
+        warnings.warn(f"checkpoint {path} is not one a live run writes ({why}): moved to {bad.name}; the run starts over")
         return None
     model.load_state_dict(ck['model']); opt.load_state_dict(ck['optimizer'])
     torch.set_rng_state(ck['rng'])
