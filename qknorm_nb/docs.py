@@ -29,6 +29,11 @@ def doc_eval(cell) -> bool:
     if str(d.get('eval', '')).lower() == 'false': return False
     return not (set(d) & (_flags if _flags is not None else test_flags()))
 
+def _begin_every_page(self, _begin=nbdev.processors.exec_show_docs.begin):
+    "exec_show_docs.begin, then mark the notebook as a page to execute: nbdev runs only notebooks with API docs."
+    _begin(self)
+    self.nb.has_docs_ = True  # the study pages (no exports, no show_doc) are executed too, so they carry their figures
+
 class exec_like_tests(Processor):
     "Docs processor: make nbdev's `exec_show_docs` execute the cells `nbdev-test` runs (see `doc_eval`), not only those with imports."
     def __init__(self, nb):
@@ -36,5 +41,6 @@ class exec_like_tests(Processor):
         super().__init__(nb)
         if _flags is None: _flags = test_flags()
         nbdev.processors._do_eval = doc_eval  # exec_show_docs looks the rule up at each cell
+        nbdev.processors.exec_show_docs.begin = _begin_every_page
         if nb.get('path_'): os.chdir(Path(nb.path_).resolve().parent)  # as nbdev-test: the notebook's folder (pages read ../runs)
     def __call__(self, cell): pass
