@@ -14,9 +14,10 @@ __all__ = ['load_metrics', 'plot_run']
 
 # %% ../nbs/05a_plots.ipynb #30d37a45
 def load_metrics(run_dir: str | Path):
-    "The metrics.jsonl of a run as a pandas DataFrame."
+    "The metrics.jsonl of a run as a pandas DataFrame; a torn last line (a writer killed mid-append) is skipped, as `read_jsonl` does."
     import pandas as pd
-    return pd.read_json(Path(run_dir) / 'metrics.jsonl', lines=True)
+    from qknorm_nb.files import read_jsonl
+    return pd.DataFrame(read_jsonl(Path(run_dir) / 'metrics.jsonl'))
 
 def _per_layer(a, df, key, label, log):
     "One line per layer of the list-valued probe column `key`."

@@ -157,18 +157,23 @@ METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'best_val_loss', 'diverg
 TAIL = ('wall_time', 'tokens_per_s', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'error')  # the scale measures: the ladder's x
 
 def collect_results(study_dir):
-    "A DataFrame with one row per cell of `study_dir` that has a summary.json, rebuilt from the run folders."
+    "A DataFrame with one row per declared cell of `study_dir` that has a readable summary.json; `df.attrs['left_out']` names the folders it could not use, and why."
     import pandas as pd
     study_dir = Path(study_dir)
     spec = load_json(study_dir/'study.json') or {}
     planned = spec.get('cells', {})
     rounds = {c: r for c, r in (spec.get('rounds') or {}).items()}  # cells added by refinement: the round that added them
     extra = [k for k in spec.get('axes', {}) if k not in SETTINGS]
-    rows, targets = [], set()
+    declared = set(planned) | set(rounds)
+    rows, targets, left_out = [], set(), {}
     for sp in sorted(study_dir.glob('*/summary.json')):
+        if declared and sp.parent.name not in declared:  # another study's or a stray copy: never mixed into this one
+            left_out[str(sp.parent)] = 'not a cell of this study (study.json does not declare it)'; continue
         s = read_summary(sp.parent)
-        if s is None: continue
+        if s is None: left_out[str(sp.parent)] = 'summary.json is not readable JSON'; continue
         cfg = load_json(sp.parent/'config.json') or planned.get(sp.parent.name) or {}
+        if any(cfg.get(k) is None for k in SETTINGS):
+            left_out[str(sp.parent)] = 'no readable config.json, and study.json does not declare the cell'; continue
         row = {'cell': sp.parent.name} | {k: cfg.get(k) for k in (*SETTINGS, *extra, *CONTEXT)} | {k: s.get(k) for k in METRICS}
         for t, step in (s.get('steps_to_target') or {}).items():
             row[f'steps_to_{t}'] = step; targets.add(str(t))
@@ -177,6 +182,7 @@ def collect_results(study_dir):
     cols = ['cell', *SETTINGS, *extra, *CONTEXT, *METRICS, *steps, 'round', *TAIL]
     df = pd.DataFrame(rows, columns=cols)
     for c in ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
+    df.attrs['left_out'] = left_out
     return df.sort_values(['n_layer', 'qk_norm', 'seed', 'lr', 'cell'], kind='stable', ignore_index=True)
 
 def write_results(study_dir) -> Path:
