@@ -132,7 +132,7 @@ def _check_choice(name, v, choices):
 # %% ../nbs/00_config.ipynb #4ca2c8a8
 _RANGES = dict(n_layer=(1,), n_head=(1,), n_embd=(1,), block_size=(2,), batch_size=(1,), max_iters=(1,),
                token_budget=(0,), warmup_iters=(0,), eval_every=(1,), eval_iters=(1,), probe_every=(0,),
-               ckpt_every=(0,), log_every=(1,), threads=(0,), hopeless_after=(0, 1, True), seed=(0,), train_tokens=(1,), val_tokens=(1,),
+               ckpt_every=(0,), log_every=(1,), threads=(0,), hopeless_after=(0, 1, True), seed=(0, 2 ** 31 - 1), train_tokens=(1,), val_tokens=(1,),
                lr=(0, None, True), min_lr_ratio=(0, 1), beta1=(0, 1, False, True), beta2=(0, 1, False, True),
                eps=(0, None, True), weight_decay=(0,), grad_clip=(0,), dropout=(0, 1, False, True), z_loss=(0,))
 

@@ -152,6 +152,9 @@ def check_ladder(spec: dict, # the parsed ladder file
     scales = {_name(f"scales.{a}", a): _scale(a, s, check_data) for a, s in scales.items()}
     ld = Ladder(name, arms, seeds, lrs, (float(keep[0]), float(keep[1])), retries, spec.get('refine'), spec.get('executor'),
                 spec.get('slurm'), scales, None, source)
+    ids = [r.id for r in ld.rungs()]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup: raise LadderError(f"rung id {dup[0]!r} is given to {ids.count(dup[0])} rungs: each rung needs its own name on its axis (its folder is runs/<ladder>/<axis>-<name>)")
     for r in ld.rungs():  # every rung is a valid study: the study engine's own checks (refine block, data files, ...)
         if r.source is None and check_data:
             try: check_study(rung_spec(ld, r, ld.lrs))
