@@ -97,12 +97,21 @@ def _cells(a) -> int:
     print(pr.summary())
     return 0
 
+def _check_out(out: str):
+    "Refuse an --out path that cannot be written (its folder is a file, or not writable), naming it."
+    p = Path(out).expanduser()
+    if p.is_dir(): raise ConfigError(f"--out={out!r} is a folder: give a file path such as bench/cpu.json")
+    parent = next((q for q in [p.parent, *p.parent.parents] if q.exists()), Path('.'))
+    if not parent.is_dir(): raise ConfigError(f"--out={out!r}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK): raise ConfigError(f"--out={out!r}: {parent} is not writable")
+
 def _bench(a) -> int:
     from qknorm_nb.bench import run_bench
     for n in ('threads', 'rounds', 'steps'):
         if getattr(a, n) < (0 if n == 'threads' else 1): raise ConfigError(f"--{n}={getattr(a, n)} must be at least {0 if n == 'threads' else 1}")
     if not (a.device in DEVICES or re.fullmatch(r'cuda:\d+', a.device)):
         raise ConfigError(f"--device={a.device!r} is not one of {', '.join(map(repr, DEVICES))} or 'cuda:N'")
+    if a.out: _check_out(a.out)  # before minutes of benchmark, not after
     run_bench(a.shapes, a.device, a.threads, a.rounds, a.steps, compile=not a.no_compile, memory=not a.no_memory,
               cohort=not a.no_cohort, overhead=not a.no_overhead, cohort_run=a.cohort_run, parallel=a.parallelism, out=a.out)
     return 0

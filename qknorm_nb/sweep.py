@@ -23,7 +23,7 @@ from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, cl
 # %% auto #0
 __all__ = ['SETTINGS', 'CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'cohort_groups', 'run_cohort',
            'study_tasks', 'task_cells', 'run_task', 'collect_results', 'write_results', 'visible_gpus', 'SweepResult',
-           'study_states', 'CellJob', 'sweep_slots', 'refine_round', 'run_study']
+           'study_states', 'CellJob', 'sweep_slots', 'refine_round', 'data_files', 'run_study']
 
 # %% ../nbs/06c_sweep.ipynb #20d9eccf
 def _short_error(e: BaseException, limit=1000) -> str:
@@ -346,6 +346,12 @@ def refine_round(st: Study, # the study; its cells so far are all complete
     return add_cells(st, plan.cells), plan.reason
 
 # %% ../nbs/06c_sweep.ipynb #8174485b
+def data_files(st: Study) -> list[str]:
+    "The files a study's runs read: its `data_files`, and every cell's dataset and val_dataset that is a file (not a corpus name)."
+    from qknorm_nb.config import CORPORA
+    used = {v for c in st.cells for v in (c.config.dataset, c.config.val_dataset) if v and v not in CORPORA and Path(v).expanduser().is_file()}
+    return list(st.data_files) + sorted(used - set(st.data_files))
+
 def run_study(study, # a Study, a spec dict, a YAML path or a preset name
               runs_dir='runs', # the study's folder is runs_dir/<name>
               workers: int|None = None, # cells at once (local); None: the study's executor.workers, else #GPUs, else cores // CPU_CELL_THREADS
@@ -369,7 +375,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
         raise SweepError("executor 'slurm' needs Slurm (sbatch is not on PATH); to try it on this machine set slurm: {cluster: local}")
     nb = find_notebook(notebook, '11_cohort.ipynb' if st.cohort else '10_train.ipynb')
     study_dir = Path(runs_dir).expanduser().resolve()/st.name
-    hashes = {p: sha256(p) for p in st.data_files}
+    hashes = {p: sha256(p) for p in data_files(st)}  # a data file changed since the study started is refused, not re-tokenised
     _check_folder(study_dir, st, hashes)
     workers, threads, gpus = sweep_slots(st, kind, workers, threads, gpus)
     retries = st.retries if retries is None else retries
