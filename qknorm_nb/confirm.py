@@ -107,7 +107,7 @@ def _slope(x, y) -> float:
 def _verdict(lo, hi, effect, cens, complete, n_ended, n_cells):
     "The rule's verdict and its reason from the slope interval [lo, hi] (decades per doubling)."
     iv = f"slope interval [{lo:+.3f}, {hi:+.3f}] decades per doubling"
-    if not complete: return 'inconclusive', f"the design is incomplete: {n_ended} of {n_cells} cells have ended (interim numbers, no verdict)"
+    if not complete: return 'inconclusive', f"the design is incomplete: the balanced set read here holds {n_ended} of its {n_cells} cells (interim numbers, no verdict)"
     if any(cens): return 'inconclusive', f"a depth's threshold lies outside the grid ({', '.join(c for c in cens if c)}): {iv}"
     if lo > -effect: return 'not supported', f"{iv}: its lower end is above −{effect}, so any fall is smaller than the smallest effect of interest" + (
                                               " (the threshold rises)" if lo > 0 else '')
