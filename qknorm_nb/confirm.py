@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
+from .config import is_num
 from .metrics import OFF, ResultsError, tidy_runs
 from .verdicts import _crossing
 
@@ -32,7 +33,7 @@ def check_rule(r: dict, where='rule') -> dict:
     if not isinstance(r, dict): raise RuleError(f"{where}: a rule must be a mapping with keys {', '.join(RULE_KEYS)}")
     miss = [k for k in RULE_KEYS if k not in r]
     if miss: raise RuleError(f"{where}: missing {', '.join(miss)}")
-    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    num = lambda v: is_num(v) and math.isfinite(v)
     if not (num(r['margin']) and r['margin'] >= 0): raise RuleError(f"{where}: margin={r['margin']!r} must be a number >= 0 (nats)")
     if not (num(r['level']) and 0.5 < r['level'] < 1): raise RuleError(f"{where}: level={r['level']!r} must be in (0.5, 1)")
     if not (num(r['smallest_effect']) and r['smallest_effect'] > 0):

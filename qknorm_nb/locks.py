@@ -40,13 +40,15 @@ def boot_id() -> str|None:
     try: return Path('/proc/sys/kernel/random/boot_id').read_text().strip()
     except OSError: return None
 
+_BOOT = boot_id()  # read once: it cannot change while this process lives
+
 def lock_is_stale(held: dict, # the lock's contents
                   path, # the lock file (its mtime is the holder's heartbeat)
                   stale_after: float = STALE_AFTER) -> bool:
     "Whether the holder of a lock is gone: no heartbeat, our own requeued Slurm job, or on this host a dead pid, another boot or our own pid without our token."
     if _age(path) > stale_after: return True  # on any host: a live holder touches its lock every stale_after / 4
     if held.get('host') == socket.gethostname():
-        if held.get('boot') and boot_id() and held['boot'] != boot_id(): return True  # written before a reboot
+        if held.get('boot') and _BOOT and held['boot'] != _BOOT: return True  # written before a reboot
         if held.get('pid') == os.getpid(): return held.get('token') not in _HELD   # pids repeat after a restart
         return not pid_alive(held.get('pid'))
     job = os.environ.get('SLURM_JOB_ID')
@@ -77,7 +79,7 @@ def acquire_lock(cell_dir, stale_after: float = STALE_AFTER) -> dict|None:
     path = lock_path(cell_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     info = dict(pid=os.getpid(), host=socket.gethostname(), started=now(), job=os.environ.get('SLURM_JOB_ID'),
-                token=uuid.uuid4().hex, boot=boot_id())
+                token=uuid.uuid4().hex, boot=_BOOT)
     for _ in range(10):
         try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:

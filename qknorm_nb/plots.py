@@ -7,7 +7,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/plots.html.md"""
 # %% ../nbs/05a_plots.ipynb #ad15d668
 from __future__ import annotations
 from pathlib import Path
-from .files import read_json
+from .files import read_json, read_jsonl
 
 # %% auto #0
 __all__ = ['load_metrics', 'plot_run']
@@ -16,7 +16,6 @@ __all__ = ['load_metrics', 'plot_run']
 def load_metrics(run_dir: str | Path):
     "The metrics.jsonl of a run as a pandas DataFrame; a torn last line (a writer killed mid-append) is skipped, as `read_jsonl` does."
     import pandas as pd
-    from qknorm_nb.files import read_jsonl
     return pd.DataFrame(read_jsonl(Path(run_dir) / 'metrics.jsonl'))
 
 def _per_layer(a, df, key, label, log):

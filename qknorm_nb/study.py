@@ -7,12 +7,12 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/study.html.md"""
 # %% ../nbs/06_study.ipynb #3f304397
 from __future__ import annotations
 import difflib, itertools, json, math, os, re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 import yaml
 import qknorm_nb
 from .config import (RunConfig, ConfigError, PRESETS, make_config, default_values, is_int, is_num, COHORT_FIELDS,
-                              QK_NORMS, TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA)
+                              QK_NORMS, TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
 
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_TYPES', 'FIELD_CHOICES', 'COMPLETE',
@@ -344,10 +344,8 @@ def with_refined(st: Study, study_dir) -> Study:
 # %% ../nbs/06_study.ipynb #cdf07311
 def check_cell_folders(st: Study, study_dir) -> None:
     "Refuse a study folder whose cell folders were made with other settings: each folder's own config.json against the cell `st` declares."
-    from qknorm_nb.config import RUNTIME_FIELDS  # how a run computes, not what: never a difference
     d = Path(study_dir)
     if not d.is_dir(): return
-    from dataclasses import replace
     for c in with_refined(replace(st, cells=list(st.cells)), d).cells:  # a copy: the refined cells are not added to `st`
         p = d/c.id/'config.json'
         if not p.exists(): continue
@@ -356,7 +354,7 @@ def check_cell_folders(st: Study, study_dir) -> None:
             raise StudyError(f"{p} is not a readable config: cell {c.id} cannot be checked against the study; "
                              f"move {d/c.id} aside (or delete it) and the sweep runs that cell again")
         want = c.config.to_dict()
-        diff = [k for k in want if k in got and k not in RUNTIME_FIELDS and got[k] != want[k]]  # fields added later: absent in old files
+        diff = [k for k in want if k in got and k not in RUNTIME_FIELDS and got[k] != want[k]]  # how a run computes is no difference; fields added later are absent
         if diff:
             k = diff[0]
             raise StudyError(f"{d/c.id} was run with {k}={got[k]!r}, but the study declares {k}={want[k]!r} for cell {c.id}: "

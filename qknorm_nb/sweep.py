@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
-from .config import RUNTIME_FIELDS, COHORT_FIELDS, is_int, is_num
+from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, is_int, is_num
 from .files import atomic_write, write_json, sha256, now
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, COMPLETE, load_study, load_json, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
@@ -348,7 +348,6 @@ def refine_round(st: Study, # the study; its cells so far are all complete
 # %% ../nbs/06c_sweep.ipynb #8174485b
 def data_files(st: Study) -> list[str]:
     "The files a study's runs read: its `data_files`, and every cell's dataset and val_dataset that is a file (not a corpus name)."
-    from qknorm_nb.config import CORPORA
     used = {v for c in st.cells for v in (c.config.dataset, c.config.val_dataset) if v and v not in CORPORA and Path(v).expanduser().is_file()}
     return list(st.data_files) + sorted(used - set(st.data_files))
 

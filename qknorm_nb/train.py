@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, math, sys, time, warnings
 from pathlib import Path
 import torch
-from .config import RunConfig, ConfigError, validate, run_identity
+from .config import RunConfig, ConfigError, validate, run_identity, is_int, is_num
 from .data import prepare, get_batch
 from .model import GPT, n_params, configure_optimizers
 from .probes import run_probes, global_grad_norm
@@ -41,23 +41,21 @@ def save_checkpoint(run_dir: Path, model, opt, state: dict, cfg: RunConfig):
     if torch.cuda.is_available(): ck['cuda_rng'] = torch.cuda.get_rng_state_all()
     atomic_save(ck, run_dir / CKPT)
 
-def _int(x): return isinstance(x, int) and not isinstance(x, bool)
-
 def checkpoint_problem(state, cfg: RunConfig) -> str | None:
     "What makes a checkpoint's run state one a live run of `cfg` cannot have written (None: it is sound)."
     if not isinstance(state, dict): return f"its run state is {type(state).__name__}, not a mapping"
     step = state.get('step')
-    if not _int(step) or not 0 <= step <= cfg.max_iters: return f"step={step!r} is not an integer in [0, max_iters={cfg.max_iters}]"
+    if not is_int(step) or not 0 <= step <= cfg.max_iters: return f"step={step!r} is not an integer in [0, max_iters={cfg.max_iters}]"
     if state.get('status') != 'running': return f"status={state.get('status')!r}: a checkpoint is written while the run is 'running'"
     log = state.get('log', [])
-    if not isinstance(log, list) or not all(isinstance(r, dict) and _int(r.get('step')) for r in log):
+    if not isinstance(log, list) or not all(isinstance(r, dict) and is_int(r.get('step')) for r in log):
         return "its log is not a list of records with integer steps"
     if log and log[-1]['step'] > step: return f"its log reaches step {log[-1]['step']}, beyond its step {step}"
     logged = state.get('logged', 0)
-    if not _int(logged) or not 0 <= logged <= len(log): return f"logged={logged!r} is not in [0, {len(log)}] (the log's length)"
+    if not is_int(logged) or not 0 <= logged <= len(log): return f"logged={logged!r} is not in [0, {len(log)}] (the log's length)"
     for k in ('elapsed', 'resumes'):
         v = state.get(k, 0)
-        if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0): return f"{k}={v!r} is not a number >= 0"
+        if not (is_num(v) and v >= 0): return f"{k}={v!r} is not a number >= 0"
     return None
 
 def load_checkpoint(run_dir: Path, model, opt, cfg: RunConfig) -> dict | None:

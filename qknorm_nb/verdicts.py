@@ -13,10 +13,10 @@ from .metrics import (OFF, BY, WORTSMAN_LRS, ResultsError, tidy_runs, lr_curves,
                                lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, welch_interval)
 
 # %% auto #0
-__all__ = ['USEFUL', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'ENDED', 'fit_fail_curve', 'not_useful',
-           'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap',
-           'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage',
-           'ended_groups', 'study_summary']
+__all__ = ['USEFUL', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'ENDED', 'fit_fail_curve', 'depth_star',
+           'not_useful', 'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum',
+           'optimum_gap', 'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains',
+           'coverage', 'ended_groups', 'study_summary']
 
 # %% ../nbs/07a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -63,15 +63,15 @@ def _erfinv(y):
 
 USEFUL = 0.5  # nats: a run more than this above its depth's best loss ℓ* is "not useful" (e^0.5 = 1.65x ℓ*'s perplexity)
 
+def depth_star(r: pd.DataFrame) -> pd.Series:
+    "ℓ* per depth: the best seed-mean loss of any arm at any LR (`r`: `tidy_runs` output with n_layer, qk_norm, lr, loss)."
+    return r.groupby(['n_layer', 'qk_norm', 'lr'])['loss'].mean().groupby(level='n_layer').min()
+
 def not_useful(r: pd.DataFrame,        # `tidy_runs` output (loss, fail, qk_norm, n_layer, lr)
                useful: float = USEFUL, # nats above ℓ*
               ) -> pd.Series:
     "True where a run diverged or ended more than `useful` nats above ℓ*, the best seed-mean loss of any arm at its depth."
-    depth = [c for c in ('n_layer',) if c in r.columns]
-    means = r.groupby([*depth, 'qk_norm', 'lr'])['loss'].mean()
-    star = means.groupby(level=depth).min() if depth else pd.Series(means.min())
-    bar = (r['n_layer'].map(star) if depth else star.iloc[0]) + useful
-    return (r['fail'] | (r['loss'] > bar)).rename('not_useful')
+    return (r['fail'] | (r['loss'] > r['n_layer'].map(depth_star(r)) + useful)).rename('not_useful')
 
 def failure_lr(df: pd.DataFrame, # study results table
                by=BY,            # one failure LR per group of these columns
@@ -221,9 +221,9 @@ def _crossing(lr, gap, margin):
 def plateau_lrs(r: pd.DataFrame, # `tidy_runs` of two arms
                 useful: float = USEFUL) -> set:
     "(n_layer, lr) where both arms' seed-mean losses are above ℓ* + `useful`: both on a plateau, where a gap is no crossing."
-    m = r.groupby(['n_layer', 'lr', 'qk_norm'])['loss'].mean().unstack('qk_norm')
-    star = m.min(axis=1).groupby(level='n_layer').transform('min')
-    return set(m.index[(m.min(axis=1) > star + useful)])
+    m = r.groupby(['n_layer', 'lr', 'qk_norm'])['loss'].mean().unstack('qk_norm')  # (depth, lr) x arm seed means
+    star = m.index.get_level_values('n_layer').map(depth_star(r))
+    return set(m.index[(m.min(axis=1).values > star + useful)])
 
 def _gap_seeds(df, o, useful: float = USEFUL):
     "Per (depth, lr, seed): the paired off − on gap at LRs where both arms ran, no QK-norm run failed and not both sit on a plateau."
