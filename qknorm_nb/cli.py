@@ -1,4 +1,4 @@
-"""`qknorm sweep`, `qknorm report`, `qknorm study`, `qknorm cells`, `qknorm ladder`, `qknorm check-prediction` and `qknorm bench`: the study from a terminal.
+"""`qknorm sweep`, `qknorm report`, `qknorm study`, `qknorm cells`, `qknorm ladder`, `qknorm check-prediction`, `qknorm bench` and `qknorm samples`: the study from a terminal.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/cli.html.md"""
 
@@ -14,6 +14,8 @@ from .study import EXECUTORS, SweepError, preset_names, read_summary
 from .sweep import SweepResult, run_study
 from .progress import study_progress
 from .report import ReportError, ReportWarning, report
+from .data import DataError
+from .samples import DEFAULT_DIR, check_samples, make_samples
 
 # %% auto #0
 __all__ = ['parser', 'main']
@@ -60,6 +62,11 @@ def parser() -> argparse.ArgumentParser:
     l.add_argument('-q', '--quiet', action='store_true', help="no progress bars")
     from qknorm_nb.check import add_check_args
     add_check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (06f_check)"))
+    m = sub.add_parser('samples', help="make the TinyStories samples the TinyStories studies read, and check their SHA-256 (01b_samples)")
+    m.add_argument('--out', default=DEFAULT_DIR, help=f"where the samples go (default: {DEFAULT_DIR}, where the study files read them)")
+    m.add_argument('--raw', help="a folder holding TinyStories-train.txt and TinyStories-valid.txt (default: the Hugging Face hub, or its cache offline)")
+    m.add_argument('--revision', help="a revision of the hub dataset (default: its main branch)")
+    m.add_argument('--check', action='store_true', help="only report whether the samples in --out are the published ones")
     b = sub.add_parser('bench', help="time a training step on this device against plain nanoGPT (see 13_bench)")
     b.add_argument('--shapes', nargs='+', default=['cpu', 'core'], choices=list(PRESETS), help="model shapes (default: cpu core)")
     b.add_argument('--device', default='auto', help="cpu, cuda, cuda:N, mps or auto (default)")
@@ -116,6 +123,11 @@ def _bench(a) -> int:
               cohort=not a.no_cohort, overhead=not a.no_overhead, cohort_run=a.cohort_run, parallel=a.parallelism, out=a.out)
     return 0
 
+def _samples(a) -> int:
+    r = check_samples(a.out) if a.check else make_samples(a.out, raw_dir=a.raw, revision=a.revision)
+    for name, state in r.items(): print(f"{Path(a.out)/name}: {state}")
+    return 0 if all(s in ('ok', 'already there') for s in r.values()) else 1
+
 def _ladder(a) -> int:
     from qknorm_nb.ladder import load_ladder, plan_ladder, run_ladder
     ld = load_ladder(a.ladder, check_data=not a.plan)  # a plan reads results only: no data files needed
@@ -136,6 +148,7 @@ def _run(a) -> int:
         return check_main(a)
     if a.command == 'cells': return _cells(a)
     if a.command == 'bench': return _bench(a)
+    if a.command == 'samples': return _samples(a)
     if a.command == 'report':
         print(report(a.study_dir, a.notebook)); return 0
     res = _sweep(a)
@@ -169,6 +182,7 @@ def main(argv: list[str]|None = None, # arguments after `qknorm`; None: sys.argv
             return code
     except BrokenPipeError: return _stdout_closed()
     except (ConfigError, SweepError) as e: msg, code = str(e), 2
+    except DataError as e: msg, code = str(e), 1
     except ReportError as e: msg, code = str(e), 1
     except KeyboardInterrupt: msg, code = "interrupted; run the same command again to resume", 130
     print(f"qknorm: error: {msg}", file=sys.stderr)

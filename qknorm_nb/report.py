@@ -46,7 +46,8 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
     if (folder/'study.json').is_file():
         rule = folder.parent.parent/'studies'/'rules'/f'{folder.name}.yaml'  # a confirmatory study: its committed rule
         if rule.is_file(): return find_notebook(notebook, '23_depth.ipynb'), dict(study_dir=str(folder), rule_file=str(rule.resolve()))
-        return find_notebook(notebook, '20_analysis.ipynb'), dict(study_dir=str(folder))
+        fig = {} if notebook else dict(figures_dir=str(folder))  # the repository's page also saves its headline figure there
+        return find_notebook(notebook, '20_analysis.ipynb'), dict(study_dir=str(folder)) | fig
     raise SweepError(f"{folder} is not a study folder: it has no study.json (run `qknorm sweep` first), "
                      "nor a ladder folder's ladder.json (`qknorm ladder`)")
 
