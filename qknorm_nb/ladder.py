@@ -55,6 +55,7 @@ class Rung:
     config: object        # the validated RunConfig at lr/seed/qk_norm defaults
     x: int                # the scale measure
     refine: dict|None = None  # `refine:` keys of this rung that replace the ladder's (None: the ladder's block as it is)
+    lrs_of: str|None = None   # another rung's id: this rung runs on every LR that rung ran (a like-for-like comparison)
     @property
     def id(self) -> str: return f"{self.axis}-{self.name}"
 
@@ -113,13 +114,15 @@ def _scale(axis, s, check_data=True):
         name = _name(f"{where}.name", r['name'])
         if name in names: raise LadderError(f"{where}.name={name!r} is used twice in scales.{axis}")
         names.add(name)
-        own = {k: v for k, v in r.items() if k not in ('name', 'from', 'refine')}
+        own = {k: v for k, v in r.items() if k not in ('name', 'from', 'refine', 'lrs_of')}
         if r.get('refine') is not None and not isinstance(r['refine'], dict):
             raise LadderError(f"{where}.refine={r['refine']!r} must be a mapping of refine keys that replace the ladder's")
         _keys(where, own, [k for k in FIELD_TYPES if k not in ('qk_norm', 'lr', 'seed') and k not in fixed])
         src = _name(f"{where}.from", r['from']) if r.get('from') is not None else None
         cfg = _config(f"{where} ({name})", preset, fixed | own, check_data)
-        rungs.append(Rung(axis, name, i, own, src, cfg, rung_x(cfg, s['x']), r.get('refine')))
+        if r.get('lrs_of') is not None and (not isinstance(r['lrs_of'], str) or src is not None):
+            raise LadderError(f"{where}.lrs_of={r['lrs_of']!r} must be the id (axis-name) of a rung above it, and a `from:` rung runs no grid of its own")
+        rungs.append(Rung(axis, name, i, own, src, cfg, rung_x(cfg, s['x']), r.get('refine'), r.get('lrs_of')))
     xs = [r.x for r in rungs]
     if any(b <= a for a, b in zip(xs, xs[1:])):
         raise LadderError(f"scales.{axis}: the rungs' {s['x']} must increase from rung to rung, got {', '.join(f'{r.name}={r.x}' for r in rungs)}")
@@ -155,6 +158,10 @@ def check_ladder(spec: dict, # the parsed ladder file
     ids = [r.id for r in ld.rungs()]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup: raise LadderError(f"rung id {dup[0]!r} is given to {ids.count(dup[0])} rungs: each rung needs its own name on its axis (its folder is runs/<ladder>/<axis>-<name>)")
+    for i, r in enumerate(ld.rungs()):
+        if r.lrs_of is not None and (r.lrs_of not in ids[:i] or ld.rung(r.lrs_of).source is not None):
+            raise LadderError(f"rung {r.id}: lrs_of={r.lrs_of!r} must name a rung of this ladder listed before it that runs its own cells "
+                              f"({', '.join(x for x in ids[:i] if ld.rung(x).source is None) or 'none'}): that rung runs first, and this one then takes its LRs")
     for r in ld.rungs():  # every rung is a valid study: the study engine's own checks (refine block, data files, ...)
         if r.source is None and check_data:
             try: check_study(rung_spec(ld, r, ld.lrs))
@@ -341,6 +348,10 @@ def rung_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list:
     # The seeded grid is recomputed from the rungs below, so a change in how they are measured would move it; a started
     # rung keeps the cells it declared (dropping some would leave them declared, never run, and the rung never complete).
     if (lrs := started_lrs(ld, r, runs_dir)) is not None: return lrs
+    if r.lrs_of is not None:  # every LR the other rung ran, refinement's included: the two compare LR for LR
+        ref = ld.rung(r.lrs_of)
+        if not rung_complete(ld, ref, runs_dir): raise LadderError(f"rung {r.id} runs on the LRs of {ref.id}, which must be complete first")
+        return sorted({cfg['lr'] for cfg in (load_json(ladder_dir(ld, runs_dir)/ref.id/'study.json') or {})['cells'].values()})
     if r.index == 0: return list(ld.lrs)
     below, tables = _below(ld, r, runs_dir)
     edges = _edges_from_table(tables[-1], ld.arms)
@@ -405,7 +416,8 @@ def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
         pred = 'on file' if prediction_path(ld, r, runs_dir).exists() else 'needed before it runs' if r.index >= 2 and r.source is None else ''
         lrs = (_grid_of(spec) if r.source is None else None) or grids.get(r.id)  # a started rung's own record first
         rows.append(dict(rung=r.id, x_name=ld.scales[r.axis]['x'], x=r.x, state=state, prediction=pred,
-                         lrs=', '.join(f'{x:.3g}' for x in lrs) if lrs else ('the full grid' if r.index == 0 and r.source is None else '')))
+                         lrs=', '.join(f'{x:.3g}' for x in lrs) if lrs else f'every LR of {r.lrs_of}' if r.lrs_of
+                             else 'the full grid' if r.index == 0 and r.source is None else ''))
     if ld.target is not None:
         rows.append(dict(rung=f"target {ld.target['name']}", x_name=ld.scales[ld.target['scale']]['x'], x=ld.target['x'],
                          state='', prediction='on file' if target_path(ld, runs_dir).exists() else f"once {ld.target['scale']} is complete", lrs=''))
