@@ -10,7 +10,7 @@ from pathlib import Path
 from .files import read_json, read_jsonl
 
 # %% auto #0
-__all__ = ['load_metrics', 'plot_run']
+__all__ = ['ARM_COLORS', 'load_metrics', 'plot_run', 'arm_color', 'arm_label']
 
 # %% ../nbs/05a_plots.ipynb #30d37a45
 def load_metrics(run_dir: str | Path):
@@ -45,3 +45,15 @@ def plot_run(run_dir: str | Path, title: str | None = None):
     ax[4].set(xlabel='step', title='output logits'); ax[4].legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+# %% ../nbs/05a_plots.ipynb #39515297
+ARM_COLORS = {'none': 'tab:red', 'layernorm': 'tab:blue', 'l2': 'tab:green', 'rmsnorm': 'tab:purple'}  # one per QK_NORMS value
+
+def arm_color(qk_norm: str) -> str:
+    "The colour every page draws the arm `qk_norm` in (grey for a value this table does not know yet)."
+    return ARM_COLORS.get(qk_norm, 'tab:gray')
+
+def arm_label(qk_norm: str) -> str:
+    "How every page names the arm `qk_norm` in legends and tables."
+    return 'QK-norm off' if qk_norm == 'none' else f'QK-norm {qk_norm}'
+

@@ -178,7 +178,7 @@ def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
                        a: str, b: str,      # the two arms (qk_norm values): the difference is ℓ_a − ℓ_b
                        alpha: float = 0.05, # 1 - confidence level
                       ) -> pd.DataFrame:
-    "Per depth both arms ran: ℓ_a − ℓ_b, each arm at its own best grid LR, paired by seed, with its t interval."
+    "Per depth both arms ran: ℓ_a − ℓ_b, each arm at its own best grid LR, over every seed of each (`arm_diff`: Welch, or paired where that narrows it)."
     r = tidy_runs(df, ['qk_norm', 'n_layer']).set_index(['qk_norm', 'n_layer', 'lr', 'seed'])['loss'].sort_index()
     cur = lr_curves(df).sort_values('lr')
     best = cur.loc[cur.groupby(['qk_norm', 'n_layer'])['mean'].idxmin()].set_index(['qk_norm', 'n_layer'])
