@@ -19,8 +19,8 @@ from .runstate import (new_state, restore_state, due, check_eval, check_probe, c
 from .files import atomic_save, json_safe, read_json, remove_stale_tmp, write_json, write_jsonl
 
 # %% auto #0
-__all__ = ['CKPT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'checkpoint_problem', 'load_checkpoint', 'evaluate', 'build',
-           'train_step', 'RunDirError', 'finished_summary', 'train']
+__all__ = ['CKPT', 'TIME_SPLIT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'checkpoint_problem', 'load_checkpoint', 'evaluate',
+           'build', 'train_step', 'RunDirError', 'finished_summary', 'say', 'train']
 
 # %% ../nbs/05_train.ipynb #0c6858c5
 def get_lr(it: int, cfg: RunConfig) -> float:
@@ -33,6 +33,7 @@ def get_lr(it: int, cfg: RunConfig) -> float:
 
 # %% ../nbs/05_train.ipynb #bfd1f418
 CKPT = 'ckpt.pt'
+TIME_SPLIT = ('train_step', 'eval', 'probe', 'checkpoint', 'other')  # where a run's wall time goes (summary.json's time_split)
 
 def save_checkpoint(run_dir: Path, model, opt, state: dict, cfg: RunConfig):
     "Atomically save model, optimiser, run state and RNG state to run_dir/ckpt.pt."
@@ -136,11 +137,23 @@ def finished_summary(run_dir: Path, cfg: RunConfig) -> dict | None:
         if s.get('status') in ('done', 'diverged'): return s
     return None
 
+# %% ../nbs/05_train.ipynb #223d71fe
+def say(said: tuple, step: int, loss: float, state: dict, cfg: RunConfig) -> tuple:
+    "Print nanoGPT's progress line for a logged step (the time per step since the last line); return the new (step, time)."
+    now, (s0, t0) = time.perf_counter(), said
+    ms = 1000 * (now - t0) / max(1, step - s0)  # evaluation and probes since the last line included, as nanoGPT's `dt`
+    val = f", val {state['last_val']:.4f}" if state.get('last_val') is not None and math.isfinite(state['last_val']) else ''
+    tps = f", {1000 * cfg.tokens_per_step / ms:,.0f} tokens/s" if step > s0 else ''
+    print(f"step {step}/{cfg.max_iters}: loss {loss:.4f}{val}, {ms:.1f} ms/step{tps}", flush=True)
+    return step, now
+
+
 # %% ../nbs/05_train.ipynb #74770c2d
 def train(cfg: RunConfig,          # a validated run config
           run_dir: str | Path,      # the run folder: config.json, metrics.jsonl, summary.json; ckpt.pt, progress.json while it runs
           progress: bool | None = None,  # tqdm bar; None = only when stderr is a terminal
           keep_ckpt: bool = False,  # keep ckpt.pt after the run ends (it is deleted otherwise)
+          lines: bool = False,      # print a nanoGPT-style line at each logged step (step, loss, ms per step, tokens/s)
           ) -> dict:
     "Train one run into `run_dir` (resuming from its checkpoint) and return its summary."
     if not isinstance(cfg, RunConfig): raise ConfigError(f"cfg={type(cfg).__name__} must be a RunConfig")
@@ -157,15 +170,19 @@ def train(cfg: RunConfig,          # a validated run config
     if state is None: state = new_state(cfg)
     else: state['resumes'] += 1
     tracker = open_tracker(cfg, run_dir, state['step'])
-    try: return _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt)
+    try: return _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt, lines)
     finally:
         if tracker is not None: tracker.close()
 
-def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt):
+def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt, lines=False):
     val_batches = [get_batch(data.val, cfg.batch_size, cfg.block_size, VAL_SEED, i, device) for i in range(cfg.eval_iters)]
     bar, live = _bar(cfg, state['step'], progress), Progress(run_dir, cfg)
     t0, elapsed0 = time.perf_counter(), state['elapsed']
     live.update(state, force=True)
+    split = dict.fromkeys(TIME_SPLIT, 0.0)  # where this session's wall time goes (the summary's time_split; qknorm bench reads it)
+    def clock(part, t):
+        now = time.perf_counter(); split[part] += now - t; return now
+    said = (state['step'], time.perf_counter())  # the last printed line's step and time
 
     def save():
         state['elapsed'] = elapsed0 + time.perf_counter() - t0
@@ -177,26 +194,34 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
         lr = get_lr(step, cfg)
         last = step == cfg.max_iters
         # --- evaluate, probe, checkpoint
+        t = time.perf_counter()
         if due(state, 'eval', step, cfg.eval_every, last):
             val = evaluate(fwd, val_batches, autocast)
             check_eval(state, cfg, step, val)
             record(state, step, cfg, tracker, lr=lr, val_loss=val)
+            t = clock('eval', t)
         if due(state, 'probe', step, cfg.probe_every, last):
             check_probe(state, stats := run_probes(model, val_batches[0][0], autocast))
             record(state, step, cfg, tracker, lr=lr, **stats)
+            t = clock('probe', t)
         if last or state['status'] != 'running': break
         if cfg.ckpt_every and step > 0 and step % cfg.ckpt_every == 0 and state.get('ckpt_step') != step:
             state['ckpt_step'] = step; save()
+            t = clock('checkpoint', t)
         # --- forward, backward, clip, step, log
         lossf, norm = train_step(fwd, model, opt, data.train, step, cfg, device, autocast)
+        t = clock('train_step', t)
         if check_train_loss(state, cfg, step, lossf):  # a logged step
             record(state, step, cfg, tracker, lr=lr, train_loss=lossf, grad_norm=norm.item())
+            if lines: said = say(said, step, lossf, state, cfg)
         state['step'] = step + 1 if state['status'] == 'running' else step
         live.update(state)
         bar.update(1); bar.set_postfix(loss=f"{lossf:.3f}", val=f"{state['last_val']:.3f}")
 
     bar.close()
     state['elapsed'] = elapsed0 + time.perf_counter() - t0
+    split['other'] = max(0.0, state['elapsed'] - elapsed0 - sum(split.values()))  # logging, progress, the loop itself
+    state['time_split'] = split
     finish(state)
     flush(state, tracker)
     write_jsonl(run_dir / 'metrics.jsonl', state['log'])
