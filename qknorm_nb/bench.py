@@ -23,7 +23,7 @@ from .device import BF16_PAYS, git_info, autocast_for, cpu_bf16_speedup
 __all__ = ['FAST_SETTINGS', 'COHORT_SIZE', 'flops_per_token', 'matmul_peak', 'device_kind', 'fast_config', 'random_tokens',
            'baseline_step', 'project_step', 'cohort_step', 'variants', 'make_step', 'time_variants', 'peak_memory_mb',
            'bench_config', 'bench', 'with_probes', 'papermill_overhead', 'cohort_papermill_overhead', 'prepare_speed',
-           'cohort_speed', 'parallelism', 'environment', 'run_bench', 'format_results']
+           'cohort_speed', 'parallelism', 'whole_run', 'environment', 'run_bench', 'format_results']
 
 # %% ../nbs/13_bench.ipynb #ef310f89
 def flops_per_token(cfg: RunConfig) -> float:
@@ -330,6 +330,54 @@ def parallelism(n_cells: int = 4, workers: int | None = None, max_iters: int = 1
     return dict(cells=n_cells, workers=workers, max_iters=max_iters, side_by_side_s=side, one_at_a_time_s=seq,
                 ratio=seq / side)
 
+# %% ../nbs/13_bench.ipynb #ae33de94
+def _cell_params(cfg: RunConfig, shape: str) -> dict:
+    "papermill parameters that make 10_train's config equal to `cfg`: the preset and every field that differs from it."
+    base = make_config(shape).to_dict()
+    return dict(preset=shape, **{k: v for k, v in cfg.to_dict().items() if v != base.get(k)})
+
+def whole_run(shape: str = 'cpu',          # a preset: the cell's shape and schedule
+              device: str = 'cpu',
+              max_iters: int | None = None, # steps of each run (None: the preset's)
+              papermill: bool = True,       # also the cell through papermill in a kept kernel
+              tmp=None, **overrides) -> dict:
+    "Tokens/s of a bare eager loop, of `train` and of the papermill cell of one config, and where `train`'s time went."
+    from qknorm_nb.train import train
+    from qknorm_nb.data import prepare
+    tmp = Path(tmp or tempfile.mkdtemp(prefix='qknorm-bench-'))
+    cfg = make_config(shape, device=device, data_dir=str(tmp / 'data'), threads=torch.get_num_threads(), **overrides)
+    if max_iters: cfg = cfg.replace(max_iters=max_iters, warmup_iters=min(cfg.warmup_iters, max_iters // 10))
+    data = prepare(cfg.dataset, cfg.tokenizer, cfg.train_tokens, cfg.val_tokens, cache_dir=tmp / 'data')  # cached once, outside every timing
+    n, tok = cfg.max_iters, cfg.max_iters * cfg.tokens_per_step
+    def bare():
+        step, _ = baseline_step(cfg, data.train, device)
+        for _ in range(3): step()  # first-call costs
+        _sync(device); t = time.perf_counter()
+        for _ in range(n): step()
+        _sync(device); return tok / (time.perf_counter() - t)
+    first = bare()
+    s = train(cfg, tmp / 'inproc')
+    out = dict(shape=shape, overrides=overrides, max_iters=n, threads=torch.get_num_threads(), tokens=tok,
+               train_tokens_per_s=s['tokens_per_s'], time_split=s['time_split'])
+    if papermill:
+        from qknorm_nb.kernels import execute_notebook, find_notebook, drop_warm_kernel
+        nb = find_notebook(name='10_train.ipynb')
+        warm = _cell_params(cfg.replace(max_iters=1, warmup_iters=0, eval_iters=1), shape)
+        try:  # the first notebook starts the kernel; the timed one finds it warm, as a sweep's second cell does
+            execute_notebook(nb, tmp / 'warm.ipynb', warm | dict(out_dir=str(tmp / 'warm'), seed=cfg.seed + 1), cwd=nb.parent, reuse=True)
+            t = time.perf_counter()
+            execute_notebook(nb, tmp / 'cell.ipynb', _cell_params(cfg, shape) | dict(out_dir=str(tmp / 'cell')), cwd=nb.parent, reuse=True)
+            out['papermill_tokens_per_s'] = tok / (time.perf_counter() - t)
+        finally: drop_warm_kernel()
+    out['bare_tokens_per_s'] = (first + bare()) / 2  # before and after: drift between the runs shows in neither alone
+    for k in ('train', 'papermill'):
+        if f'{k}_tokens_per_s' in out: out[f'{k}_vs_bare'] = out[f'{k}_tokens_per_s'] / out['bare_tokens_per_s']
+    sp = s['time_split']
+    out['split_fraction'] = {k: v / sum(sp.values()) for k, v in sp.items()}
+    out['step_vs_bare'] = (tok / sp['train_step']) / out['bare_tokens_per_s']  # train's own steps, without eval/probes/ckpt
+    return out
+
+
 # %% ../nbs/13_bench.ipynb #418ecb81
 def environment(device: str) -> dict:
     "What the numbers were measured on."
@@ -343,12 +391,13 @@ def environment(device: str) -> dict:
 
 def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, rounds: int = 5, steps_per_round: int = 3,
               compile: bool = True, memory: bool = True, cohort: bool = True, overhead: bool = True,
-              cohort_run: bool = False, parallel: bool = False, out: str | Path | None = None, log=print) -> dict:
+              cohort_run: bool = False, parallel: bool = False, whole: bool = True, out: str | Path | None = None, log=print,
+              **overrides) -> dict:
     "The whole benchmark: steps per shape, then the optional sweep-level costs; ratios printed last."
     if threads: torch.set_num_threads(threads)
     device = resolve_device(device)
     res = dict(environment=environment(device))
-    df = bench(shapes, device, rounds, steps_per_round, compile, memory, cohort, log=log)
+    df = bench(shapes, device, rounds, steps_per_round, compile, memory, cohort, log=log, **overrides)
     res['steps'] = df.to_dict('records')
     if overhead:
         log("papermill overhead and data preparation ...")
@@ -363,6 +412,9 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
         if 'cpu_cell_s' in pm: pc.update(fraction=share(pc['per_member_s']), kept_fraction=share(pc['kept_per_member_s']))
         res['papermill_cohort'] = pc
         res['prepare'] = prepare_speed()
+    if whole:  # a whole cell of the first shape (cpu unless not asked), at its preset's steps
+        shape = 'cpu' if 'cpu' in shapes else shapes[0]
+        log(f"a whole {shape} cell: bare loop, train, papermill ..."); res['whole_run'] = whole_run(shape, device, **overrides)
     if cohort_run: log("cohort of 7 vs 7 lone fp32 runs ..."); res['cohort'] = cohort_speed(device=device)
     if parallel: log("parallel cells ..."); res['parallelism'] = parallelism()
     log(format_results(res))
@@ -397,6 +449,13 @@ def format_results(res: dict) -> str:
         lines.append(f"papermill, one cohort notebook of {c['members']} one-step cells: {c['overhead_s']:.1f} s overhead, "
                      f"{c['per_member_s']:.2f} s per member" + (f", {100 * c['fraction']:.1f}% of a cpu-preset cell" if 'fraction' in c else '')
                      + (f"; in a kept kernel {c['kept_per_member_s']:.2f} s per member" if 'kept_per_member_s' in c else ''))
+    if 'whole_run' in res:
+        w = res['whole_run']
+        sp = ', '.join(f"{k.replace('_', ' ')} {100 * v:.1f}%" for k, v in w['split_fraction'].items())
+        lines.append(f"whole {w['shape']} cell{' ' + str(w['overrides']) if w.get('overrides') else ''}, {w['max_iters']} steps, "
+                     f"{w['threads']} threads: bare loop {w['bare_tokens_per_s']:,.0f} tok/s; train {w['train_tokens_per_s']:,.0f} "
+                     f"({w['train_vs_bare']:.2f}×; its steps alone {w['step_vs_bare']:.2f}×; time: {sp})"
+                     + (f"; through papermill {w['papermill_tokens_per_s']:,.0f} ({w['papermill_vs_bare']:.2f}×)" if 'papermill_vs_bare' in w else ''))
     if 'prepare' in res: lines.append(f"prepare: {res['prepare']['mb_per_s']:.1f} MB/s of text ({res['prepare']['dataset']}, {res['prepare']['tokenizer']})")
     if 'cohort' in res:
         c = res['cohort']

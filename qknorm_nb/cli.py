@@ -7,9 +7,10 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/cli.html.md"""
 # %% ../nbs/08_cli.ipynb #0d0c28ad
 from __future__ import annotations
 import argparse, os, re, sys, warnings
+import yaml
 from pathlib import Path
 import qknorm_nb
-from .config import ConfigError, PRESETS, DEVICES
+from .config import ConfigError, PRESETS, DEVICES, default_values, make_config
 from .study import EXECUTORS, SweepError, preset_names, read_summary
 from .sweep import SweepResult, run_study
 from .progress import study_progress
@@ -79,6 +80,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument('--no-overhead', action='store_true', help="skip papermill overhead and data preparation speed")
     b.add_argument('--cohort-run', action='store_true', help="also train a 7-LR cohort against 7 lone fp32 runs, end to end (minutes)")
     b.add_argument('--parallelism', action='store_true', help="also time single-thread cells side by side vs one at a time")
+    b.add_argument('--no-whole-run', action='store_true', help="skip the whole cell (bare loop vs train vs papermill, one cpu cell's steps)")
+    b.add_argument('--set', nargs='+', default=[], metavar='FIELD=VALUE', help="change the measured shapes, e.g. --set n_embd=64 n_head=2")
     b.add_argument('--out', help="save the results as JSON here (e.g. bench/cpu.json, shown by the benchmark page)")
     return p
 
@@ -112,6 +115,16 @@ def _check_out(out: str):
     if not parent.is_dir(): raise ConfigError(f"--out={out!r}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK): raise ConfigError(f"--out={out!r}: {parent} is not writable")
 
+def _field_values(items: list) -> dict:
+    "`FIELD=VALUE` pairs as RunConfig fields (values read as YAML: 64, 0.1, true, [2.0]); a bad one fails before anything runs."
+    out = {}
+    for it in items:
+        k, sep, v = it.partition('=')
+        if not sep or k not in default_values(): raise ConfigError(f"--set {it!r}: must be FIELD=VALUE with FIELD a RunConfig field (e.g. n_embd=64)")
+        out[k] = yaml.safe_load(v)
+    make_config('cpu', **out)  # the values are checked as a run's would be
+    return out
+
 def _bench(a) -> int:
     from qknorm_nb.bench import run_bench
     for n in ('threads', 'rounds', 'steps'):
@@ -119,8 +132,10 @@ def _bench(a) -> int:
     if not (a.device in DEVICES or re.fullmatch(r'cuda:\d+', a.device)):
         raise ConfigError(f"--device={a.device!r} is not one of {', '.join(map(repr, DEVICES))} or 'cuda:N'")
     if a.out: _check_out(a.out)  # before minutes of benchmark, not after
+    sets = _field_values(a.set)
     run_bench(a.shapes, a.device, a.threads, a.rounds, a.steps, compile=not a.no_compile, memory=not a.no_memory,
-              cohort=not a.no_cohort, overhead=not a.no_overhead, cohort_run=a.cohort_run, parallel=a.parallelism, out=a.out)
+              cohort=not a.no_cohort, overhead=not a.no_overhead, cohort_run=a.cohort_run, parallel=a.parallelism,
+              whole=not a.no_whole_run, out=a.out, **sets)
     return 0
 
 def _samples(a) -> int:

@@ -137,7 +137,7 @@ def finished_summary(run_dir: Path, cfg: RunConfig) -> dict | None:
         if s.get('status') in ('done', 'diverged'): return s
     return None
 
-# %% ../nbs/05_train.ipynb #223d71fe
+# %% ../nbs/05_train.ipynb #022add68
 def say(said: tuple, step: int, loss: float, state: dict, cfg: RunConfig) -> tuple:
     "Print nanoGPT's progress line for a logged step (the time per step since the last line); return the new (step, time)."
     now, (s0, t0) = time.perf_counter(), said
