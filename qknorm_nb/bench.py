@@ -330,7 +330,7 @@ def parallelism(n_cells: int = 4, workers: int | None = None, max_iters: int = 1
     return dict(cells=n_cells, workers=workers, max_iters=max_iters, side_by_side_s=side, one_at_a_time_s=seq,
                 ratio=seq / side)
 
-# %% ../nbs/13_bench.ipynb #ae33de94
+# %% ../nbs/13_bench.ipynb #89daafd0
 def _cell_params(cfg: RunConfig, shape: str) -> dict:
     "papermill parameters that make 10_train's config equal to `cfg`: the preset and every field that differs from it."
     base = make_config(shape).to_dict()

@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/cli.html.md"""
 
 # %% ../nbs/08_cli.ipynb #0d0c28ad
 from __future__ import annotations
-import argparse, os, re, sys, warnings
+import argparse, errno, os, re, sys, warnings
 import yaml
 from pathlib import Path
 import qknorm_nb
@@ -19,7 +19,7 @@ from .data import DataError
 from .samples import DEFAULT_DIR, check_samples, make_samples
 
 # %% auto #0
-__all__ = ['parser', 'main']
+__all__ = ['HINTS', 'parser', 'os_error', 'main']
 
 # %% ../nbs/08_cli.ipynb #05659c2b
 def _sweep_args(p):
@@ -183,6 +183,17 @@ def _stdout_closed() -> int:
     except (OSError, ValueError): pass  # stdout is not a real file (a test's StringIO)
     return 141  # 128 + SIGPIPE, what a shell reports for a command killed by one
 
+HINTS = {errno.ENOSPC: "the disk is full: free space and run the same command again (finished cells are kept)",
+         errno.EROFS: "the file system is read-only: use a folder on a writable disk",
+         errno.EACCES: "no permission to write there", errno.EPERM: "no permission to write there",
+         errno.ENOTDIR: "a part of that path is a file, not a folder", errno.EEXIST: "a file is in the way where a folder is needed",
+         errno.EISDIR: "that path is a folder where a file was expected"}
+
+def os_error(e: OSError) -> str:
+    "An operating-system error as one line: what failed, on which path, and what to do."
+    where = ' -> '.join(str(p) for p in (e.filename, e.filename2) if p) or 'a file'
+    return f"{e.strerror or e} ({where})" + (f": {HINTS[e.errno]}" if e.errno in HINTS else '')
+
 def main(argv: list[str]|None = None, # arguments after `qknorm`; None: sys.argv[1:]
         ) -> int:
     "Run the `qknorm` command; return its exit status (2: bad input, 1: failed cells or report, 130: interrupted, 141: stdout closed)."
@@ -200,5 +211,6 @@ def main(argv: list[str]|None = None, # arguments after `qknorm`; None: sys.argv
     except DataError as e: msg, code = str(e), 1
     except ReportError as e: msg, code = str(e), 1
     except KeyboardInterrupt: msg, code = "interrupted; run the same command again to resume", 130
+    except OSError as e: msg, code = os_error(e), 1  # the disk, not the input: one line naming the path, no traceback
     print(f"qknorm: error: {msg}", file=sys.stderr)
     return code

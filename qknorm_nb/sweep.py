@@ -23,7 +23,7 @@ from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, cl
 # %% auto #0
 __all__ = ['SETTINGS', 'CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'cohort_groups', 'run_cohort',
            'study_tasks', 'task_cells', 'run_task', 'collect_results', 'write_results', 'visible_gpus', 'SweepResult',
-           'study_states', 'CellJob', 'sweep_slots', 'refine_round', 'data_files', 'run_study']
+           'study_states', 'check_writable', 'CellJob', 'sweep_slots', 'refine_round', 'data_files', 'run_study']
 
 # %% ../nbs/06c_sweep.ipynb #20d9eccf
 def _short_error(e: BaseException, limit=1000) -> str:
@@ -234,8 +234,21 @@ def study_states(study, runs_dir='runs') -> dict:
     return out
 
 # %% ../nbs/06c_sweep.ipynb #5de76c00
+def check_writable(folder: Path, subfolders=()):
+    "Raise `SweepError` naming the path when `folder` (or one of `subfolders`) cannot be made or written: a file in the way, a read-only disk."
+    folder = Path(folder)
+    for p in (folder, *folder.parents):  # the nearest part of the path that exists must be a folder, on a writable disk
+        if not p.exists(): continue
+        if not p.is_dir(): raise SweepError(f"{p} is a file, not a folder, so {folder} cannot be made there: choose another --runs-dir or move the file")
+        if os.statvfs(p).f_flag & os.ST_RDONLY: raise SweepError(f"{p} is on a read-only file system: give --runs-dir a folder on a writable disk")
+        break
+    for s in subfolders:
+        if Path(s).exists() and not Path(s).is_dir():
+            raise SweepError(f"{s} is a file where a cell's run folder goes: move or delete it, then run the same command again")
+
 def _check_folder(study_dir: Path, st: Study, hashes: dict):
     "Refuse a study folder that holds the same cells run with other settings (each cell folder's own config.json), or other data files."
+    check_writable(study_dir, [study_dir/c.id for c in st.cells])  # a file in the way, a read-only disk: said before anything is written
     check_cell_folders(st, study_dir)  # the run folders themselves, whatever study.json says or whether it exists
     old = load_json(study_dir/'study.json')
     if not old: return
