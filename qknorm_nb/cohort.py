@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
-from .config import RunConfig, ConfigError, validate, run_identity, COHORT_FIELDS
+from .config import RunConfig, ConfigError, validate, run_identity, COHORT_FIELDS, is_int, is_num
 from .data import prepare, get_batch
 from .model import GPT, n_params, configure_optimizers
 from .attention import math_attention
@@ -20,11 +20,11 @@ from .files import atomic_save, json_safe, remove_stale_tmp, write_json, write_j
 from .device import setup_device, autocast_for
 from .runstate import (new_state, restore_state, due, check_eval, check_probe, check_train_loss, record, flush,
                                 finish, summary, open_tracker, Progress)
-from .train import VAL_SEED, get_lr, finished_summary  # the single run's schedule, held-out batches and folder check
+from .train import VAL_SEED, get_lr, finished_summary, checkpoint_problem  # the single run's schedule, held-out batches, folder and checkpoint checks
 
 # %% auto #0
 __all__ = ['check_cohort', 'cohort_id', 'init_members', 'stack_params', 'member_state_dict', 'cohort_forward', 'CohortAdamW',
-           'evaluate_cohort', 'train_cohort']
+           'evaluate_cohort', 'cohort_problem', 'train_cohort']
 
 # %% ../nbs/09_cohort.ipynb #f4153f87
 def check_cohort(cfgs: list) -> list:
@@ -230,7 +230,23 @@ def _load_cohort(path: Path, cfgs) -> dict | None:
     if [run_identity(c) for c in ck.get('configs') or []] != [run_identity(c.to_dict()) for c in cfgs]:
         warnings.warn(f"ignoring cohort checkpoint {path}: it was written for other member configs")
         return None
+    if (why := cohort_problem(ck, cfgs)) is not None:  # set aside, named, and start over: never trained on
+        bad = path.with_name(f'{path.stem}.invalid-{int(time.time())}.pt')
+        path.rename(bad)
+        warnings.warn(f"cohort checkpoint {path} is not one a live cohort writes ({why}): moved to {bad.name}; the cohort starts over")
+        return None
     return ck
+
+def cohort_problem(ck: dict, cfgs) -> str | None:
+    "What makes a cohort checkpoint one a live cohort cannot have written (None: sound); each member's state as `checkpoint_problem` checks a run's."
+    active, states, elapsed = ck.get('active'), ck.get('states'), ck.get('elapsed')
+    if not isinstance(active, list) or not all(is_int(m) and 0 <= m < len(cfgs) for m in active) or len(set(active)) < len(active):
+        return f"active={active!r} is not a list of distinct member indices in [0, {len(cfgs)})"
+    if not isinstance(states, list) or len(states) != len(active): return f"it holds {len(states) if isinstance(states, list) else states!r} member states for {len(active)} active members"
+    if not is_num(elapsed) or not elapsed >= 0: return f"elapsed={elapsed!r} is not a number of seconds >= 0"
+    for m, s in zip(active, states):
+        if (why := checkpoint_problem(s, cfgs[m])) is not None: return f"member {m}: {why}"
+    return None
 
 # %% ../nbs/09_cohort.ipynb #1ed35c06
 def _open_folders(cfgs, run_dirs):
