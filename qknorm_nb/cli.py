@@ -29,6 +29,7 @@ def _sweep_args(p):
     p.add_argument('--threads', type=int, help="torch threads per cell (default: cores / workers)")
     p.add_argument('--executor', choices=EXECUTORS, help="where cells run (default: the study's, else local)")
     p.add_argument('--retry-failed', action='store_true', help="run cells recorded as failed again")
+    p.add_argument('--repair', action='store_true', help="move cell folders whose config.json is unreadable aside (*.damaged-<time>) and run them again")
     p.add_argument('--notebook', help="the notebook each task runs (default: the repository's nbs/10_train.ipynb, "
                                       "or nbs/11_cohort.ipynb for a study with cohort:)")
     p.add_argument('--no-wait', action='store_true', help="don't wait for cells another sweep (or Slurm) is running")
@@ -88,7 +89,7 @@ def parser() -> argparse.ArgumentParser:
 # %% ../nbs/08_cli.ipynb #d0683134
 def _sweep(a) -> SweepResult:
     res = run_study(a.study, runs_dir=a.runs_dir, workers=a.workers, executor=a.executor, notebook=a.notebook,
-                    retry_failed=a.retry_failed, wait=not a.no_wait, threads=a.threads, progress=not a.quiet,
+                    retry_failed=a.retry_failed, repair=a.repair, wait=not a.no_wait, threads=a.threads, progress=not a.quiet,
                     reuse_kernels=not a.fresh_kernels)
     if a.quiet: res.show()
     if res.counts.get('failed'): print(f"qknorm: {res.counts['failed']} cells failed; fix the cause, then run again with --retry-failed",

@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/study.html.md"""
 
 # %% ../nbs/06_study.ipynb #3f304397
 from __future__ import annotations
-import difflib, itertools, json, math, os, re
+import difflib, itertools, json, math, os, re, time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 import yaml
@@ -342,20 +342,26 @@ def with_refined(st: Study, study_dir) -> Study:
     return st
 
 # %% ../nbs/06_study.ipynb #cdf07311
-def check_cell_folders(st: Study, study_dir) -> None:
-    "Refuse a study folder whose cell folders were made with other settings: each folder's own config.json against the cell `st` declares."
-    d = Path(study_dir)
-    if not d.is_dir(): return
+def check_cell_folders(st: Study, study_dir,
+                       repair: bool = False, # move a cell folder whose config.json is unreadable aside (the sweep then runs it again)
+                      ) -> list:
+    "Refuse a study folder whose cell folders were made with other settings: each folder's own config.json against the cell `st` declares; return the folders moved aside."
+    d, moved = Path(study_dir), []
+    if not d.is_dir(): return moved
     for c in with_refined(replace(st, cells=list(st.cells)), d).cells:  # a copy: the refined cells are not added to `st`
         p = d/c.id/'config.json'
         if not p.exists(): continue
         got = load_json(p)
+        if not isinstance(got, dict) and repair:  # damaged, not foreign: kept under a name that says so, and run again
+            aside = d/f"{c.id}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"
+            (d/c.id).rename(aside); moved.append(aside); continue
         if not isinstance(got, dict):
             raise StudyError(f"{p} is not a readable config: cell {c.id} cannot be checked against the study; "
-                             f"move {d/c.id} aside (or delete it) and the sweep runs that cell again")
+                             f"move {d/c.id} aside (or delete it), or run the sweep with --repair, and the sweep runs that cell again")
         want = c.config.to_dict()
         diff = [k for k in want if k in got and k not in RUNTIME_FIELDS and got[k] != want[k]]  # how a run computes is no difference; fields added later are absent
         if diff:
             k = diff[0]
             raise StudyError(f"{d/c.id} was run with {k}={got[k]!r}, but the study declares {k}={want[k]!r} for cell {c.id}: "
                              f"it is another run. Use another study name or runs dir, or move that folder aside")
+    return moved

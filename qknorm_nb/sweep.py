@@ -246,10 +246,11 @@ def check_writable(folder: Path, subfolders=()):
         if Path(s).exists() and not Path(s).is_dir():
             raise SweepError(f"{s} is a file where a cell's run folder goes: move or delete it, then run the same command again")
 
-def _check_folder(study_dir: Path, st: Study, hashes: dict):
+def _check_folder(study_dir: Path, st: Study, hashes: dict, repair: bool = False):
     "Refuse a study folder that holds the same cells run with other settings (each cell folder's own config.json), or other data files."
     check_writable(study_dir, [study_dir/c.id for c in st.cells])  # a file in the way, a read-only disk: said before anything is written
-    check_cell_folders(st, study_dir)  # the run folders themselves, whatever study.json says or whether it exists
+    for p in check_cell_folders(st, study_dir, repair):  # the run folders themselves, whatever study.json says or whether it exists
+        print(f"qknorm: {p.name.split('.damaged-')[0]}: its config.json was not readable; moved aside to {p.name}, the cell runs again", file=sys.stderr)
     old = load_json(study_dir/'study.json')
     if not old: return
     new = {c.id: c.config.to_dict() for c in st.cells}
@@ -378,6 +379,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
               poll: float = 5.0, # seconds between checks while waiting
               stale_after: float = STALE_AFTER, # see `lock_is_stale` (qknorm_nb.locks)
               reuse_kernels: bool = True, # local: each worker keeps its kernel from cell to cell; False: a fresh kernel per cell
+              repair: bool = False, # move cell folders whose config.json is unreadable aside and run those cells again
              ) -> SweepResult:
     "Run (or resume) every incomplete cell of a study and rebuild its results.csv."
     st = load_study(study)
@@ -388,7 +390,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     nb = find_notebook(notebook, '11_cohort.ipynb' if st.cohort else '10_train.ipynb')
     study_dir = Path(runs_dir).expanduser().resolve()/st.name
     hashes = {p: sha256(p) for p in data_files(st)}  # a data file changed since the study started is refused, not re-tokenised
-    _check_folder(study_dir, st, hashes)
+    _check_folder(study_dir, st, hashes, repair)
     workers, threads, gpus = sweep_slots(st, kind, workers, threads, gpus)
     retries = st.retries if retries is None else retries
     study_dir.mkdir(parents=True, exist_ok=True)
