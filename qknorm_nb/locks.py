@@ -13,7 +13,7 @@ from .files import pid_alive, now
 
 # %% auto #0
 __all__ = ['STALE_AFTER', 'lock_path', 'read_lock', 'boot_id', 'lock_is_stale', 'lock_holder', 'acquire_lock', 'release_lock',
-           'cell_lock', 'clear_stale_lock']
+           'cell_lock', 'sweep_marker', 'live_sweeps', 'clear_stale_lock']
 
 # %% ../nbs/06a_locks.ipynb #5a4077ca
 STALE_AFTER = 600.0  # seconds without a heartbeat after which another host's lock counts as abandoned
@@ -104,19 +104,49 @@ def release_lock(lock: dict|None):
     _HELD.discard(lock['token'])
 
 # %% ../nbs/06a_locks.ipynb #f499f997
+def _heartbeat(path, stale_after: float) -> threading.Event:
+    "Touch `path` every stale_after / 4 seconds until the returned event is set (or the file is gone)."
+    stop = threading.Event()
+    def beat():
+        while not stop.wait(stale_after / 4):
+            try: os.utime(path)
+            except FileNotFoundError: return
+    threading.Thread(target=beat, daemon=True).start()
+    return stop
+
 @contextmanager
 def cell_lock(cell_dir, stale_after: float = STALE_AFTER):
     "Hold the cell's lock for a `with` block (yields None if a live process holds it); touch it as a heartbeat."
     lock = acquire_lock(cell_dir, stale_after)
-    stop = threading.Event()
-    def beat():
-        while not stop.wait(stale_after / 4):
-            try: os.utime(lock['path'])
-            except FileNotFoundError: return
-    if lock: threading.Thread(target=beat, daemon=True).start()
+    stop = _heartbeat(lock['path'], stale_after) if lock else threading.Event()
     try: yield lock
     finally:
         stop.set(); release_lock(lock)
+
+@contextmanager
+def sweep_marker(study_dir, stale_after: float = STALE_AFTER):
+    "Mark `study_dir` as being swept by this process for a `with` block: a heartbeat file in `.sweeps/`, so that a reader can tell the gap between two cells from no sweep at all."
+    d = Path(study_dir)/'.sweeps'
+    d.mkdir(parents=True, exist_ok=True)
+    info = dict(pid=os.getpid(), host=socket.gethostname(), started=now(), job=os.environ.get('SLURM_JOB_ID'),
+                token=uuid.uuid4().hex, boot=_BOOT)
+    path = d/f"{info['token']}.json"
+    path.write_text(json.dumps(info))
+    _HELD.add(info['token'])
+    stop = _heartbeat(path, stale_after)
+    try: yield info
+    finally:
+        stop.set(); _HELD.discard(info['token']); path.unlink(missing_ok=True)
+        try: d.rmdir()
+        except OSError: pass  # another sweep's marker is still there
+
+def live_sweeps(study_dir, stale_after: float = STALE_AFTER) -> list[dict]:
+    "The sweeps with a live marker in `study_dir/.sweeps` (pid, host, started), oldest first; a dead one's marker is ignored."
+    out = []
+    for p in sorted(Path(study_dir).glob('.sweeps/*.json')):
+        held = read_lock(p)
+        if held and not lock_is_stale(held, p, stale_after): out.append(held)
+    return sorted(out, key=lambda h: h.get('started') or '')
 
 def clear_stale_lock(cell_dir, stale_after: float = STALE_AFTER):
     "Remove a cell's lock whose holder is gone (a sweep killed after the cell ended leaves one behind)."

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from .config import is_num
 from .study import COMPLETE, load_study, load_json, read_summary, with_refined, check_cell_folders
-from .locks import STALE_AFTER, lock_holder
+from .locks import STALE_AFTER, lock_holder, live_sweeps
 
 # %% auto #0
 __all__ = ['cell_progress', 'Progress', 'cell_size', 'study_progress']
@@ -64,6 +64,7 @@ class Progress:
     walls: list = field(default_factory=list)  # wall times (s) of the cells that have ended
     sizes: dict = field(default_factory=dict)  # cell id -> its size (`cell_size`); walls[i] belongs to a cell of size done_sizes[i]
     done_sizes: list = field(default_factory=list)
+    sweeps: list = field(default_factory=list)  # the live sweeps of the study (`live_sweeps`): pid, host, started
     @property
     def counts(self) -> Counter: return Counter(self.states.values())
     @property
@@ -102,6 +103,9 @@ class Progress:
             s += (f"; ETA {_duration(eta)} ({c['pending'] + c['running']} cells left, median cell "
                   f"{_duration(statistics.median(self.walls))}{', scaled by each cell' + chr(39) + 's size' if self.scaled else ''}, "
                   f"{len(self.running)} running)")
+        elif c['pending'] and not c['running'] and self.sweeps:  # a live sweep between two of its cells
+            w = self.sweeps[0]
+            s += f"; a sweep is running it (pid {w.get('pid')} on {w.get('host')}), between two cells"
         elif c['pending'] and not c['running']: s += "; no sweep is running it"
         return s
 
@@ -131,4 +135,4 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
         if held:
             cfg = load_json(d/c.id/'config.json') or {}
             running[c.id] = held | dict(max_iters=cfg.get('max_iters', c.config.max_iters)) | (cell_progress(d/c.id) or {})
-    return Progress(d, states, running, walls, sizes, done_sizes)
+    return Progress(d, states, running, walls, sizes, done_sizes, live_sweeps(d, stale_after))

@@ -17,7 +17,7 @@ from .files import atomic_write, write_json, sha256, now
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, COMPLETE, load_study, load_json, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
                              check_cell_folders)
-from .locks import STALE_AFTER, cell_lock, clear_stale_lock, lock_holder, lock_path, read_lock
+from .locks import STALE_AFTER, cell_lock, clear_stale_lock, lock_holder, lock_path, read_lock, sweep_marker
 from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, clear_stop, shutdown_warm_kernels
 
 # %% auto #0
@@ -429,6 +429,8 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
             busy = [c.id for c in cells if states.get(c.id) == 'running']
 
     old_term = signal.signal(signal.SIGTERM, signal.default_int_handler) if threading.current_thread() is threading.main_thread() else None
+    marked = ExitStack()
+    marked.enter_context(sweep_marker(study_dir, stale_after))  # `qknorm cells` tells a gap between two cells from no sweep at all
     try:
         sweep(st.cells)
         r = 1
@@ -443,6 +445,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
                 break
             r += 1
     finally:
+        marked.close()
         shutdown_warm_kernels()  # the workers' kept kernels end with the sweep
         clear_stop()
         if old_term is not None: signal.signal(signal.SIGTERM, old_term)
