@@ -10,30 +10,25 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from .arms import VARIANTS, variant, l2_gain_init  # the arms, declared once (00_arms)
 
 # %% auto #0
-__all__ = ['QKNorm', 'l2_gain_init', 'CausalSelfAttention', 'math_attention']
+__all__ = ['QKNorm', 'CausalSelfAttention', 'math_attention']
 
 # %% ../nbs/02_attention.ipynb #5115a5cf
 class QKNorm(nn.Module):
-    "Normalise q or k over head_dim: 'layernorm' | 'rmsnorm' (learnable scale shared across heads) | 'l2'."
+    "Normalise q or k over head_dim as the arm `kind` of `VARIANTS` does, with its learnable gain (shared across heads) when it has one."
     def __init__(self, kind: str, head_dim: int, eps: float = 1e-6):
         super().__init__()
-        self.kind, self.eps = kind, eps
-        # l2 has no per-dimension scale: its single learnable temperature lives in the attention module
-        self.weight = nn.Parameter(torch.ones(head_dim)) if kind in ('layernorm', 'rmsnorm') else None
+        v = variant(kind)
+        if v.norm is None: raise ValueError(f"QKNorm kind={kind!r}: that arm normalises nothing")
+        self.kind, self.eps, self._norm = kind, eps, v.norm
+        # l2 has no per-dimension gain: its single learnable temperature lives in the attention module
+        self.weight = nn.Parameter(torch.ones(head_dim)) if v.gain else None
 
-    def forward(self, x):  # x: (B, nh, T, hs)
-        if self.kind == 'layernorm': return F.layer_norm(x, (x.size(-1),), self.weight, None, self.eps)
-        if self.kind == 'rmsnorm': return F.rms_norm(x, (x.size(-1),), self.weight, self.eps)
-        if self.kind == 'l2': return F.normalize(x, dim=-1, eps=self.eps)
-        raise ValueError(f"QKNorm kind={self.kind!r} is not one of 'layernorm', 'rmsnorm', 'l2'")
+    def forward(self, x): return self._norm(x, self.weight, self.eps)  # x: (B, nh, T, hs)
 
 # %% ../nbs/02_attention.ipynb #c75c41b1
-def l2_gain_init(block_size: int) -> float:
-    "Henry et al.'s initial logit scale g0 = log2(L² − L) for sequences of length L."
-    return math.log2(block_size ** 2 - block_size)
-
 class CausalSelfAttention(nn.Module):
     "nanoGPT's causal self-attention with an optional QK-norm between the head split and the dot product."
     def __init__(self, config):
@@ -47,11 +42,13 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
         self.attn_dropout = nn.Dropout(config.dropout)
         self.resid_dropout = nn.Dropout(config.dropout)
-        if config.qk_norm != 'none':
+        arm = variant(config.qk_norm)  # what this arm normalises and learns (00_arms)
+        self.normed, self.learned_scale = arm.norm is not None, arm.learned_scale is not None
+        if self.normed:
             self.q_norm = QKNorm(config.qk_norm, self.head_dim)
             self.k_norm = QKNorm(config.qk_norm, self.head_dim)
-        if config.qk_norm == 'l2':  # replaces 1/sqrt(head_dim): Henry et al.'s learnable scale
-            self.qk_gain = nn.Parameter(torch.tensor(l2_gain_init(config.block_size)))
+        if self.learned_scale:  # replaces 1/sqrt(head_dim), e.g. Henry et al.'s learnable scale for l2
+            self.qk_gain = nn.Parameter(torch.tensor(arm.learned_scale(config.block_size)))
 
     def _qkv(self, x):
         B, T, C = x.size()
@@ -59,19 +56,19 @@ class CausalSelfAttention(nn.Module):
         q = q.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
         k = k.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
         v = v.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
-        if self.qk_norm != 'none': q, k = self.q_norm(q), self.k_norm(k)
+        if self.normed: q, k = self.q_norm(q), self.k_norm(k)
         return q, k, v
 
-    def _scale(self): return 1.0 / math.sqrt(self.head_dim)  # the fixed logit scale of every arm but l2
+    def _scale(self): return 1.0 / math.sqrt(self.head_dim)  # the fixed logit scale of every arm without a learnt one
 
     def forward(self, x, probe: bool = False):
         B, T, C = x.size()
         q, k, v = self._qkv(x)
-        scale = self.qk_gain if self.qk_norm == 'l2' else self._scale()  # l2: Henry et al.'s learnable gain g replaces 1/sqrt(hs)
+        scale = self.qk_gain if self.learned_scale else self._scale()  # l2: Henry et al.'s learnable gain g replaces 1/sqrt(hs)
         if probe:  # the explicit path reads q as it enters the dot product, before l2's gain (g scales the logits, not q)
             y, stats = _explicit_attention(q, k, v, scale, self.attn_dropout)
         else:
-            if self.qk_norm == 'l2': q, scale = q * self.qk_gain, 1.0  # the fused kernels take a float scale: fold g into q
+            if self.learned_scale: q, scale = q * self.qk_gain, 1.0  # the fused kernels take a float scale: fold g into q
             if self.attn_impl == 'math': y = math_attention(q, k, v, scale, self.attn_dropout)  # (B, nh, T, hs)
             else:
                 y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,

@@ -15,6 +15,7 @@ from .config import RunConfig, ConfigError, validate, run_identity, COHORT_FIELD
 from .data import prepare, get_batch
 from .model import GPT, n_params, configure_optimizers
 from .attention import math_attention
+from .arms import variant
 from .probes import run_probes
 from .files import atomic_save, json_safe, remove_stale_tmp, write_json, write_jsonl
 from .device import setup_device, autocast_for
@@ -82,11 +83,8 @@ def _layer_norm(x, w, b=None, eps=1e-5):
     return y if b is None else y + _bshape(b, x)
 
 def _qk_norm(x, kind, w, eps=1e-6):
-    "attention.QKNorm for every member: x (K, B, nh, T, hs), w (K, hs) or None."
-    if kind == 'layernorm': return _layer_norm(x, w, eps=eps)
-    if kind == 'rmsnorm': return F.rms_norm(x, (x.size(-1),), eps=eps) * _bshape(w, x)
-    if kind == 'l2': return F.normalize(x, dim=-1, eps=eps)
-    raise ValueError(f"qk_norm={kind!r} is not one of 'layernorm', 'rmsnorm', 'l2'")
+    "attention.QKNorm for every member: x (K, B, nh, T, hs), w (K, hs) or None (the arm's own `norm`, 00_arms, with each member's gain)."
+    return variant(kind).norm(x, None if w is None else _bshape(w, x), eps)
 
 def _drop(x, cfg, training): return F.dropout(x, cfg.dropout, training) if cfg.dropout else x
 
@@ -96,9 +94,10 @@ def _attention(x, p, a, cfg, B, T, training):
     hs = C // nh
     q, k, v = _linear(x, p[a + 'c_attn.weight'], p.get(a + 'c_attn.bias')).split(C, dim=2)
     q, k, v = (t.view(K, B, T, nh, hs).transpose(2, 3) for t in (q, k, v))  # (K, B, nh, T, hs)
-    if cfg.qk_norm != 'none':
+    arm = variant(cfg.qk_norm)
+    if arm.norm is not None:
         q, k = _qk_norm(q, cfg.qk_norm, p.get(a + 'q_norm.weight')), _qk_norm(k, cfg.qk_norm, p.get(a + 'k_norm.weight'))
-    if cfg.qk_norm == 'l2': q, scale = q * p[a + 'qk_gain'].view(K, 1, 1, 1, 1), 1.0
+    if arm.learned_scale is not None: q, scale = q * p[a + 'qk_gain'].view(K, 1, 1, 1, 1), 1.0
     else: scale = 1.0 / math.sqrt(hs)
     q, k, v = q.flatten(0, 1), k.flatten(0, 1), v.flatten(0, 1)  # (K*B, nh, T, hs): members folded into the batch
     if cfg.attn_impl == 'math': y = math_attention(q, k, v, scale, lambda t: _drop(t, cfg, training))

@@ -10,16 +10,16 @@ import ast, dataclasses, difflib, inspect, json, math, os
 from dataclasses import dataclass, field, fields, asdict
 from pathlib import Path
 from .files import json_safe
+from .arms import QK_NORMS, VARIANTS  # the arms, declared once (00_arms)
 
 # %% auto #0
-__all__ = ['QK_NORMS', 'TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES',
-           'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'COHORT_FIELDS', 'TRAIN_PARAMS', 'COHORT_PARAMS',
-           'ConfigError', 'RunConfig', 'is_int', 'is_num', 'check_dataset', 'validate', 'make_config', 'saved_config',
+__all__ = ['TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'PRESETS',
+           'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'COHORT_FIELDS', 'TRAIN_PARAMS', 'COHORT_PARAMS', 'ConfigError',
+           'RunConfig', 'is_int', 'is_num', 'check_dataset', 'validate', 'make_config', 'saved_config',
            'default_values', 'run_identity', 'read_literal', 'given_params', 'check_params', 'config_from_params',
            'cohort_from_params', 'resolve_device']
 
 # %% ../nbs/00_config.ipynb #f9f5492a
-QK_NORMS = ('none', 'layernorm', 'rmsnorm', 'l2')  # the methods page: off, Wortsman/Dehghani, OLMo 2 / Qwen3, Henry et al.
 TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
 HUB_CORPORA = ('tinystories', 'fineweb-edu')  # streamed from the Hugging Face hub (data.HUB says from where)
 CORPORA = ('builtin',) + HUB_CORPORA  # or a path to a local .txt/.jsonl/.parquet file or folder
@@ -147,7 +147,7 @@ def validate(c: RunConfig) -> RunConfig:
     "Raise `ConfigError` naming the first bad field of `c`; return `c` when all is well."
     for f in fields(c): _check_type(f.name, getattr(c, f.name))
     for name, r in _RANGES.items(): _check_range(name, getattr(c, name), *r)
-    _check_choice('qk_norm', c.qk_norm, QK_NORMS)
+    _check_choice('qk_norm', c.qk_norm, tuple(VARIANTS))  # read now: a variant added to the table is allowed at once
     _check_choice('tokenizer', c.tokenizer, TOKENIZERS)
     _check_choice('dtype', c.dtype, DTYPES)
     _check_choice('attn_impl', c.attn_impl, ATTN_IMPLS)

@@ -8,6 +8,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/plots.html.md"""
 from __future__ import annotations
 from pathlib import Path
 from .files import read_json, read_jsonl
+from .arms import VARIANTS
 
 # %% auto #0
 __all__ = ['ARM_COLORS', 'load_metrics', 'plot_run', 'arm_color', 'arm_label']
@@ -47,13 +48,13 @@ def plot_run(run_dir: str | Path, title: str | None = None):
     return fig
 
 # %% ../nbs/05a_plots.ipynb #39515297
-ARM_COLORS = {'none': 'tab:red', 'layernorm': 'tab:blue', 'l2': 'tab:green', 'rmsnorm': 'tab:purple'}  # one per QK_NORMS value
+ARM_COLORS = {k: v.color for k, v in VARIANTS.items()}  # one per arm, from its entry in 00_arms
 
 def arm_color(qk_norm: str) -> str:
-    "The colour every page draws the arm `qk_norm` in (grey for a value this table does not know yet)."
-    return ARM_COLORS.get(qk_norm, 'tab:gray')
+    "The colour every page draws the arm `qk_norm` in (its entry's in 00_arms; grey for a value the table does not know)."
+    return VARIANTS[qk_norm].color if qk_norm in VARIANTS else 'tab:gray'
 
 def arm_label(qk_norm: str) -> str:
-    "How every page names the arm `qk_norm` in legends and tables."
-    return 'QK-norm off' if qk_norm == 'none' else f'QK-norm {qk_norm}'
+    "How every page names the arm `qk_norm` in legends and tables (its entry's label in 00_arms)."
+    return VARIANTS[qk_norm].label if qk_norm in VARIANTS and VARIANTS[qk_norm].label else f'QK-norm {qk_norm}'
 

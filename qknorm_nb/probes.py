@@ -8,6 +8,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/probes.html.md"""
 from __future__ import annotations
 import contextlib, math
 import torch
+from .arms import variant
 
 # %% auto #0
 __all__ = ['ATTN_KEYS', 'RESID_FNS', 'PROBE_KEYS', 'kurtosis', 'max_over_rms', 'max_over_median', 'massive_count', 'probe_stats',
@@ -70,12 +71,13 @@ def output_stats(logits: torch.Tensor) -> dict:
 def qk_gains(model) -> dict:
     "Per-layer QK-norm gains: mean and max |scale| of the q and k norms, or the `l2` logit scale g; {} without QK-norm."
     attns = [b.attn for b in model.transformer.h]
-    if attns[0].qk_norm in ('layernorm', 'rmsnorm'):
+    arm = variant(attns[0].qk_norm)  # what the arm learns (00_arms): per-dimension gains, or a learnt logit scale
+    if arm.gain:
         w = torch.stack([torch.stack([a.q_norm.weight, a.k_norm.weight]) for a in attns]).detach().float()  # (n_layer, 2, hs)
         mean, mx = w.mean(-1).cpu().tolist(), w.abs().amax(-1).cpu().tolist()
         return dict(q_gain_mean=[m[0] for m in mean], q_gain_max=[m[0] for m in mx],
                     k_gain_mean=[m[1] for m in mean], k_gain_max=[m[1] for m in mx])
-    if attns[0].qk_norm == 'l2': return dict(qk_gain=torch.stack([a.qk_gain.detach().float() for a in attns]).cpu().tolist())
+    if arm.learned_scale is not None: return dict(qk_gain=torch.stack([a.qk_gain.detach().float() for a in attns]).cpu().tolist())
     return {}
 
 # %% ../nbs/04_probes.ipynb #2d413310
