@@ -1,4 +1,4 @@
-"""From the table of finished runs to the study's numbers: LR sensitivity, stable LRs, the QK-norm gap and its intervals, a legacy threshold.
+"""From the table of finished runs to the study's numbers: LR sensitivity, the optimal LR, steps to a target loss, the QK-norm gap at each LR and its intervals, and the signals of the failure mechanism.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/metrics.html.md"""
 
@@ -13,9 +13,8 @@ import pandas as pd
 # %% auto #0
 __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
            'capped_loss', 'tidy_runs', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds', 'curve_seeds',
-           'optimal_lr', 'max_stable_lr', 'steps_to_target', 'bootstrap_ci', 't_quantile', 't_interval',
-           'welch_interval', 'qk_variants', 'gap_curves', 'necessity_threshold', 'synthetic_results', 'high_lr_pair',
-           'same_grid', 'edge_lrs', 'probe_signals', 'first_step']
+           'optimal_lr', 'steps_to_target', 't_quantile', 't_interval', 'welch_interval', 'qk_variants', 'gap_curves',
+           'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals', 'first_step']
 
 # %% ../nbs/07_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -188,29 +187,6 @@ def optimal_lr(df: pd.DataFrame, # study results table
                      'l0': c['l0'].mean(), 'n_lr': len(c)})
     return pd.DataFrame(rows)
 
-# %% ../nbs/07_metrics.ipynb #1b05adab
-def max_stable_lr(df: pd.DataFrame, # study results table
-                  tol: float = 0.05,    # allowed excess over ℓ*: a fraction of ℓ0 − ℓ* (or nats if `absolute`)
-                  absolute: bool = False, # True: `tol` is in nats
-                  by=BY,                # one value per group of these columns
-                 ) -> pd.DataFrame:
-    "Per group, the largest grid LR such that it and every smaller LR are stable, and the first unstable LR."
-    by = list(by)
-    rows = []
-    for k, c in lr_curves(df, by).groupby(by):
-        c = c.sort_values('lr')
-        lr, loss = c['lr'].values, c['mean'].values  # (n_lr,)
-        i = int(np.argmin(loss))
-        l0 = c['l0'].mean()
-        tol_nats = tol if absolute else tol * (l0 - loss[i])
-        stable = (c['n_diverged'].values == 0) & ((lr <= lr[i]) | (loss <= loss[i] + tol_nats + 1e-12))
-        bad = np.flatnonzero(~stable)
-        first = bad[0] if len(bad) else len(lr)  # index of the first unstable LR (len: none)
-        rows.append({**_key(by, k), 'max_stable_lr': lr[first - 1] if first > 0 else np.nan,
-                     'first_unstable_lr': lr[first] if first < len(lr) else np.nan,
-                     'lr_star': lr[i], 'loss_star': loss[i], 'tol_nats': tol_nats, 'l0': l0})
-    return pd.DataFrame(rows)
-
 # %% ../nbs/07_metrics.ipynb #edab7c16
 def _target_col(df, target):
     cols = {c: c[len('steps_to_'):] for c in df.columns if str(c).startswith('steps_to_')}
@@ -239,24 +215,6 @@ def steps_to_target(df: pd.DataFrame, # study results table with a `steps_to_<ta
                          'n_seeds': int((g['lr'] == lr).sum())})
         else: rows.append({**_key(by, k), 'target': target, 'steps': np.nan, 'lr': np.nan, 'n_reached': 0, 'n_seeds': 0})
     return pd.DataFrame(rows)
-
-# %% ../nbs/07_metrics.ipynb #0bd740ae
-def bootstrap_ci(values,              # per-seed values (NaN ignored)
-                 stat=np.mean,        # statistic; called as stat(x, axis=1) on (n_boot, n) resamples when it can be
-                 n_boot: int = 2000,  # bootstrap resamples
-                 alpha: float = 0.05, # 1 - confidence level
-                 seed: int = 0,       # RNG seed: the same inputs give the same interval
-                ) -> tuple:
-    "Percentile bootstrap interval (lo, hi) of `stat` over `values`; (nan, nan) with fewer than 2 values."
-    x = np.asarray(values, dtype=float).ravel()
-    x = x[~np.isnan(x)]
-    if len(x) < 2: return (np.nan, np.nan)
-    idx = np.random.default_rng(seed).integers(0, len(x), size=(n_boot, len(x)))
-    xs = x[idx]  # (n_boot, n)
-    try: s = np.asarray(stat(xs, axis=1), dtype=float)
-    except TypeError: s = np.array([stat(row) for row in xs], dtype=float)
-    lo, hi = np.percentile(s, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lo), float(hi)
 
 # %% ../nbs/07_metrics.ipynb #646d5630
 def _t_abs_cdf(t, nu):
@@ -334,22 +292,12 @@ def _pick_on(df, on):
     if on not in variants: raise ResultsError(f"on={on!r} is not a QK-norm variant in the results; variants present: {_names(variants)}")
     return on
 
-def _boot_diff(a, b, n_boot, alpha, seed):
-    "Percentile bootstrap CI of mean(a) - mean(b), each resampled on its own (unpaired arms)."
-    if len(a) < 2 or len(b) < 2: return (np.nan, np.nan)
-    rng = np.random.default_rng(seed)
-    d = a[rng.integers(0, len(a), (n_boot, len(a)))].mean(1) - b[rng.integers(0, len(b), (n_boot, len(b)))].mean(1)
-    lo, hi = np.percentile(d, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lo), float(hi)
-
 def gap_curves(df: pd.DataFrame,     # study results table
                on: str|None = None,   # the QK-norm variant compared with 'none' (None: the only one present)
                by=('n_layer',),       # one gap curve per group of these columns
-               n_boot: int = 2000,    # bootstrap resamples for the CI
                alpha: float = 0.05,   # 1 - confidence level
-               seed: int = 0,         # bootstrap RNG seed
               ) -> pd.DataFrame:
-    "Per (`by`, lr): the gap ℓ_off − ℓ_on of capped losses, paired by seed, with std, a bootstrap CI and a t interval."
+    "Per (`by`, lr): the gap ℓ_off − ℓ_on of capped losses, paired by seed, with its std and t interval."
     on, by = _pick_on(df, on), list(by)
     r = _runs(df[df['qk_norm'].isin([OFF, on])], ['qk_norm'] + by)
     rows = []
@@ -360,51 +308,17 @@ def gap_curves(df: pd.DataFrame,     # study results table
         if len(shared):
             d = (off.loss[shared] - onr.loss[shared]).values  # (n_pairs,) per-seed gaps
             gap, std, n = d.mean(), (d.std(ddof=1) if len(d) > 1 else np.nan), len(d)
-            lo, hi = bootstrap_ci(d, n_boot=n_boot, alpha=alpha, seed=seed)
             ti = t_interval(d, alpha)
         else:
             a, b = off.loss.values, onr.loss.values
             gap, n = a.mean() - b.mean(), min(len(a), len(b))
             std = math.sqrt(a.var(ddof=1) + b.var(ddof=1)) if min(len(a), len(b)) > 1 else np.nan
-            lo, hi = _boot_diff(a, b, n_boot, alpha, seed)
-            ti = dict(lo=np.nan, hi=np.nan, t=np.nan)  # unpaired: no t interval (Welch's needs fractional df)
+            ti = dict(lo=np.nan, hi=np.nan, t=np.nan)  # unpaired: no paired t interval (the verdicts use Welch's)
         rows.append({**_key(by + ['lr'], k), 'on': on, 'loss_off': off.loss.mean(), 'loss_on': onr.loss.mean(),
-                     'gap': gap, 'gap_std': std, 'ci_lo': lo, 'ci_hi': hi,
+                     'gap': gap, 'gap_std': std,
                      't_lo': ti['lo'], 't_hi': ti['hi'], 't_q': ti['t'], 'n_pairs': n, 'paired': bool(len(shared)),
                      'both_failed': bool(off['fail'].all() and onr['fail'].all()),
                      'on_failed': bool(onr['fail'].any())})
-    return pd.DataFrame(rows)
-
-# %% ../nbs/07_metrics.ipynb #facaf619
-def _threshold(g, margin):
-    "The necessity threshold of one depth's gap curve (see the rule in the notebook)."
-    g = g[~g['on_failed']].sort_values('lr')
-    lr, lo = g['lr'].values, g['ci_lo'].values  # (n_lr,)
-    none = dict(threshold=np.nan, lr_fail=np.nan, lr_hold=np.nan, lo_fail=np.nan, lo_hold=np.nan)
-    if len(lr) == 0 or np.isnan(lo).all(): return {**none, 'censored': 'no data'}
-    holds = lo > margin  # NaN compares False: an unknown bound never shows a win
-    i = len(holds)
-    while i > 0 and holds[i - 1]: i -= 1  # holds[i:] all True
-    if i == len(holds): return {**none, 'threshold': np.inf, 'lr_fail': lr[-1], 'lo_fail': lo[-1], 'censored': 'above'}
-    if i == 0: return {**none, 'threshold': lr[0], 'lr_hold': lr[0], 'lo_hold': lo[0], 'censored': 'below'}
-    lf, lh, yf, yh = lr[i - 1], lr[i], lo[i - 1], lo[i]
-    t = 1.0 if np.isnan(yf) else (margin - yf) / (yh - yf)  # in [0, 1): yf <= margin < yh
-    thr = math.exp(math.log(lf) + t * (math.log(lh) - math.log(lf)))
-    return dict(threshold=thr, lr_fail=lf, lr_hold=lh, lo_fail=yf, lo_hold=yh, censored='')
-
-def necessity_threshold(df: pd.DataFrame,   # study results table
-                        on: str|None = None, # the QK-norm variant compared with 'none'
-                        margin: float = 0.0, # nats QK-norm must win by (at the CI's lower bound)
-                        n_boot: int = 2000,  # bootstrap resamples
-                        alpha: float = 0.05, # 1 - confidence level
-                        seed: int = 0,       # bootstrap RNG seed
-                        by=('n_layer',),     # one threshold per group of these columns
-                        gaps: pd.DataFrame|None = None, # precomputed `gap_curves` output (skips recomputing)
-                       ) -> pd.DataFrame:
-    "Per depth, the LR from which QK-norm beats 'none' beyond noise at every larger LR (interpolated in log-LR)."
-    by = list(by)
-    if gaps is None: gaps = gap_curves(df, on, by=by, n_boot=n_boot, alpha=alpha, seed=seed)
-    rows = [{**_key(by, k), 'on': g['on'].iloc[0], **_threshold(g, margin)} for k, g in gaps.groupby(by)]
     return pd.DataFrame(rows)
 
 # %% ../nbs/07_metrics.ipynb #7198bc06
@@ -453,19 +367,6 @@ def synthetic_results(n_layers=(2, 4, 8),           # depths
     return pd.DataFrame(rows)
 
 # %% ../nbs/07_metrics.ipynb #490a8068
-def high_lr_pair(df: pd.DataFrame,  # study results table
-                 n_layer: int,      # the depth to pick for
-                 on: str|None = None, # the QK-norm variant compared with 'none'
-                 gaps: pd.DataFrame|None = None, # precomputed `gap_curves` (skips recomputing)
-                ) -> float:
-    "The LR of largest seed-mean gap at `n_layer` among LRs where every run of both arms trained; else the largest LR."
-    on = _pick_on(df, on)
-    r = _runs(df[df['qk_norm'].isin([OFF, on]) & (df['n_layer'] == n_layer)])
-    if gaps is None: gaps = gap_curves(df, on)
-    ok = ~r.groupby('lr')['fail'].any()  # (n_lr,) True where no run of either arm failed
-    g = gaps[(gaps['n_layer'] == n_layer) & gaps['lr'].map(lambda x: bool(ok.get(x, False)))]
-    return float(g.loc[g['gap'].idxmax(), 'lr']) if len(g) else float(r['lr'].max())
-
 def same_grid(a: dict, b: dict) -> bool:
     "True when two study declarations have the same preset and the same axes (key order ignored)."
     import json

@@ -23,7 +23,7 @@ from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, cl
 # %% auto #0
 __all__ = ['SETTINGS', 'CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'cohort_groups', 'run_cohort',
            'study_tasks', 'task_cells', 'run_task', 'collect_results', 'write_results', 'visible_gpus', 'SweepResult',
-           'study_states', 'check_writable', 'CellJob', 'sweep_slots', 'refine_round', 'data_files', 'run_study']
+           'check_writable', 'CellJob', 'sweep_slots', 'refine_round', 'data_files', 'run_study']
 
 # %% ../nbs/06c_sweep.ipynb #20d9eccf
 def _short_error(e: BaseException, limit=1000) -> str:
@@ -220,18 +220,6 @@ class SweepResult:
         print(self)
         for cid, s in self.states.items():
             if s == 'failed': print(f"  failed: {cid}: {(read_summary(self.study_dir/cid) or {}).get('error')}")
-
-def study_states(study, runs_dir='runs') -> dict:
-    "Each cell's state: done, diverged, failed, running (locked by a live process) or pending."
-    st = load_study(study)
-    with_refined(st, Path(runs_dir)/st.name)
-    out = {}
-    for c in st.cells:
-        d = Path(runs_dir)/st.name/c.id
-        s = cell_status(d)
-        if s in (*COMPLETE, 'failed'): out[c.id] = s; continue
-        out[c.id] = 'running' if lock_holder(d) else 'pending'
-    return out
 
 # %% ../nbs/06c_sweep.ipynb #5de76c00
 def check_writable(folder: Path, subfolders=()):

@@ -320,7 +320,6 @@ def depth_table(df: pd.DataFrame,       # study results table
                 eps: float = 0.1,       # nats: a gap this small is negligible; a decisive gap is larger
                 alpha: float = 0.05,    # 1 - confidence level of every t interval
                 useful: float|None = None, # None: failure edges of diverged runs; a number: of "not useful" ones (`failure_lr`)
-                **_ignored,             # n_boot, seed: accepted for the old signature, unused (no bootstrap here)
                ) -> pd.DataFrame:
     "Per depth and variant: failure brackets, near-optimal bands, LR sensitivity, optimum gap, necessity bracket, H1/H2 outcomes and reasons."
     fl = failure_lr(df, useful=useful).set_index(['qk_norm', 'n_layer'])
@@ -402,7 +401,6 @@ def verdicts(df: pd.DataFrame,       # study results table
              tol: float = TOL, margin: float = MARGIN, eps: float = 0.1, alpha: float = 0.05,  # as in `depth_table`
              useful: float|None = None,  # as in `depth_table`: which failure notion H2's edges use
              table: pd.DataFrame|None = None,  # precomputed `depth_table` (skips recomputing)
-             **_ignored,             # n_boot, seed: accepted for the old signature, unused
             ) -> pd.DataFrame:
     "One row per variant and hypothesis (H1, H2, H3): verdict, counts behind it and the reasons in words."
     t = table if table is not None else depth_table(df, on, tol=tol, margin=margin, eps=eps, alpha=alpha, useful=useful)
