@@ -10,7 +10,7 @@ import argparse, errno, os, re, sys, warnings
 import yaml
 from pathlib import Path
 import qknorm_nb
-from .config import ConfigError, PRESETS, DEVICES, default_values, make_config
+from .config import ConfigError, PRESETS, DEVICES, LOGGERS, default_values, make_config
 from .study import EXECUTORS, SweepError, preset_names, read_summary
 from .sweep import SweepResult, run_study
 from .progress import study_progress
@@ -30,6 +30,7 @@ def _sweep_args(p):
     p.add_argument('--executor', choices=EXECUTORS, help="where cells run (default: the study's, else local)")
     p.add_argument('--retry-failed', action='store_true', help="run cells recorded as failed again")
     p.add_argument('--repair', action='store_true', help="move cell folders whose config.json is unreadable aside (*.damaged-<time>) and run them again")
+    p.add_argument('--log-to', choices=LOGGERS, help="every cell also reports to TensorBoard (<cell>/tb) or W&B (<cell>/wandb); default: as the study file says")
     p.add_argument('--notebook', help="the notebook each task runs (default: the repository's nbs/10_train.ipynb, "
                                       "or nbs/11_cohort.ipynb for a study with cohort:)")
     p.add_argument('--no-wait', action='store_true', help="don't wait for cells another sweep (or Slurm) is running")
@@ -64,6 +65,10 @@ def parser() -> argparse.ArgumentParser:
     l.add_argument('-q', '--quiet', action='store_true', help="no progress bars")
     from qknorm_nb.check import add_check_args
     add_check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (06f_check)"))
+    t = sub.add_parser('tensorboard', help="write committed run folders as TensorBoard event files, to open published studies there (04c_tracking)")
+    t.add_argument('runs', nargs='?', default='runs', help="a study folder, or a folder holding studies (default: runs)")
+    t.add_argument('--out', help="where the event files go (default: <runs>/tb, which git ignores)")
+    t.add_argument('--force', action='store_true', help="write cells that were exported before again")
     m = sub.add_parser('samples', help="make the TinyStories samples the TinyStories studies read, and check their SHA-256 (01b_samples)")
     m.add_argument('--out', default=DEFAULT_DIR, help=f"where the samples go (default: {DEFAULT_DIR}, where the study files read them)")
     m.add_argument('--raw', help="a folder holding TinyStories-train.txt and TinyStories-valid.txt (default: the Hugging Face hub, or its cache offline)")
@@ -89,7 +94,7 @@ def parser() -> argparse.ArgumentParser:
 # %% ../nbs/08_cli.ipynb #d0683134
 def _sweep(a) -> SweepResult:
     res = run_study(a.study, runs_dir=a.runs_dir, workers=a.workers, executor=a.executor, notebook=a.notebook,
-                    retry_failed=a.retry_failed, repair=a.repair, wait=not a.no_wait, threads=a.threads, progress=not a.quiet,
+                    retry_failed=a.retry_failed, repair=a.repair, log_to=a.log_to, wait=not a.no_wait, threads=a.threads, progress=not a.quiet,
                     reuse_kernels=not a.fresh_kernels)
     if a.quiet: res.show()
     if res.counts.get('failed'): print(f"qknorm: {res.counts['failed']} cells failed; fix the cause, then run again with --retry-failed",
@@ -157,6 +162,15 @@ def _ladder(a) -> int:
     for r in rows: print('  '.join(f"{str(r[k]):<{w[k]}}" for k in w) + f"  {r['lrs']}")
     return 0 if a.plan or all(v != 'incomplete' for v in states.values()) else 1
 
+def _tensorboard(a) -> int:
+    from qknorm_nb.tracking import export_tensorboard
+    if not Path(a.runs).is_dir(): raise ConfigError(f"runs={a.runs!r} is not a folder: give a study folder or a folder of studies")
+    res = export_tensorboard(a.runs, a.out, a.force)
+    out = Path(a.out) if a.out else Path(a.runs)/'tb'
+    n = sum(v == 'written' for v in res.values())
+    print(f"{n} cells written, {len(res) - n} kept from before, under {out}\nopen them with: tensorboard --logdir {out}")
+    return 0 if res else 1
+
 def _run(a) -> int:
     if a.command == 'ladder': return _ladder(a)
     if a.command == 'check-prediction':
@@ -165,6 +179,7 @@ def _run(a) -> int:
     if a.command == 'cells': return _cells(a)
     if a.command == 'bench': return _bench(a)
     if a.command == 'samples': return _samples(a)
+    if a.command == 'tensorboard': return _tensorboard(a)
     if a.command == 'report':
         print(report(a.study_dir, a.notebook)); return 0
     res = _sweep(a)

@@ -352,7 +352,7 @@ def end_member(self: _Cohort, m: int):
     self.summaries[m] = s | dict(cohort=dict(size=len(self.cfgs), index=m, id=self.cid))
     write_json(self.run_dirs[m] / 'summary.json', self.summaries[m])  # written last: its presence means the run is finished
     self.live[m].remove()
-    if (t := self.trackers.pop(m, None)) is not None: t.close()
+    if (t := self.trackers.pop(m, None)) is not None: t.outcome(self.summaries[m]); t.close()
 
 @patch
 def let_go(self: _Cohort, last: bool):

@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
-from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, is_int, is_num
+from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, LOGGERS, is_int, is_num
 from .files import atomic_write, write_json, sha256, now
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, COMPLETE, load_study, load_json, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
@@ -76,10 +76,13 @@ def run_cell(cell_dir, # the cell's run folder, runs/<study>/<cell>
     return _run_locked([cell_dir], run, retries, retry_failed, stale_after)[cell_dir.name]
 
 # %% ../nbs/06c_sweep.ipynb #b01a4d45
-def cell_params(cell: Cell, study: Study, cell_dir, threads: int|None = None) -> dict:
-    "The papermill parameters of a cell: preset, out_dir and every RunConfig field (threads filled in if unset)."
+def cell_params(cell: Cell, study: Study, cell_dir, threads: int|None = None,
+                log_to: str|None = None, # where the run also reports (a runtime field: the cell stays the same run)
+               ) -> dict:
+    "The papermill parameters of a cell: preset, out_dir and every RunConfig field (threads filled in if unset; log_to if given)."
     cfg = cell.config.to_dict()
     if threads and not cfg['threads']: cfg['threads'] = threads
+    if log_to is not None: cfg['log_to'] = log_to
     return dict(preset=study.preset, out_dir=str(Path(cell_dir).resolve()), **cfg)
 
 # %% ../nbs/06c_sweep.ipynb #b1dbee87
@@ -129,13 +132,14 @@ def run_cohort(cell_dirs: list, # the members' run folders, runs/<study>/<cell>,
 # %% ../nbs/06c_sweep.ipynb #b76dc5d7
 def study_tasks(st: Study, study_dir, cells: list, # the cells to run
                 threads: int|None = None, # torch threads when the study leaves `threads` at 0
+                log_to: str|None = None, # every cell also reports to this tracker (None: as the study file says)
                 **kw, # notebook, retries, retry_failed, cwd, stale_after, reuse_kernel: passed on to every task
                ) -> list[dict]:
     "The tasks that run `cells`: `run_cell` arguments per cell, or `run_cohort` arguments per cohort when the study has `cohort`."
     d = Path(study_dir)
-    if not st.cohort: return [dict(cell_dir=str(d/c.id), params=cell_params(c, st, d/c.id, threads), **kw) for c in cells]
+    if not st.cohort: return [dict(cell_dir=str(d/c.id), params=cell_params(c, st, d/c.id, threads, log_to), **kw) for c in cells]
     return [dict(cell_dirs=[str(d/c.id) for c in g], lrs=[c.config.lr for c in g], seeds=[c.config.seed for c in g],
-                 params={k: v for k, v in cell_params(g[0], st, d/g[0].id, threads).items() if k not in ('out_dir', *COHORT_FIELDS)}, **kw)
+                 params={k: v for k, v in cell_params(g[0], st, d/g[0].id, threads, log_to).items() if k not in ('out_dir', *COHORT_FIELDS)}, **kw)
             for g in cohort_groups(cells, st.cohort)]
 
 def task_cells(task: dict) -> list[str]:
@@ -368,11 +372,13 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
               stale_after: float = STALE_AFTER, # see `lock_is_stale` (qknorm_nb.locks)
               reuse_kernels: bool = True, # local: each worker keeps its kernel from cell to cell; False: a fresh kernel per cell
               repair: bool = False, # move cell folders whose config.json is unreadable aside and run those cells again
+              log_to: str|None = None, # every cell also reports to 'tensorboard' or 'wandb' (None: as the study file says)
              ) -> SweepResult:
     "Run (or resume) every incomplete cell of a study and rebuild its results.csv."
     st = load_study(study)
     kind = executor or st.executor['kind']
     if kind not in EXECUTORS: raise SweepError(f"executor={kind!r} is not one of {', '.join(map(repr, EXECUTORS))}")
+    if log_to is not None and log_to not in LOGGERS: raise SweepError(f"log_to={log_to!r} is not one of {', '.join(map(repr, LOGGERS))}")
     if kind == 'slurm' and st.slurm['cluster'] is None and not shutil.which('sbatch'):
         raise SweepError("executor 'slurm' needs Slurm (sbatch is not on PATH); to try it on this machine set slurm: {cluster: local}")
     nb = find_notebook(notebook, '11_cohort.ipynb' if st.cohort else '10_train.ipynb')
@@ -384,7 +390,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     study_dir.mkdir(parents=True, exist_ok=True)
     _write_study_json(study_dir, st, hashes)
 
-    def tasks(cells): return study_tasks(st, study_dir, cells, threads, notebook=str(nb), retries=retries, retry_failed=retry_failed,
+    def tasks(cells): return study_tasks(st, study_dir, cells, threads, log_to, notebook=str(nb), retries=retries, retry_failed=retry_failed,
                                          cwd=os.getcwd(), stale_after=stale_after, reuse_kernel=reuse_kernels and kind == 'local')
     from tqdm import tqdm
     states = {}

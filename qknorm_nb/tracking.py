@@ -6,12 +6,14 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/tracking.html.md"""
 
 # %% ../nbs/04c_tracking.ipynb #8bf100f3
 from __future__ import annotations
-import importlib, numbers, os, re
+import importlib, numbers, os, re, shutil
 from pathlib import Path
 from .config import RunConfig
+from .files import read_json, read_jsonl
 
 # %% auto #0
-__all__ = ['TRACK_EXTRA', 'run_labels', 'scalars', 'Tracker', 'open_tracker']
+__all__ = ['TAGS', 'TRACK_EXTRA', 'HPARAMS', 'OUTCOME', 'LAYOUT', 'run_labels', 'scalars', 'hparams', 'outcome', 'Tracker',
+           'open_tracker', 'export_tensorboard']
 
 # %% ../nbs/04c_tracking.ipynb #201f4866
 def run_labels(cfg: RunConfig,  # the run's config
@@ -19,27 +21,40 @@ def run_labels(cfg: RunConfig,  # the run's config
               ) -> dict:
     "The name, group, job type and tags under which a run is tracked, chosen so that off/on pairs sit side by side."
     run_dir = Path(run_dir).absolute()
-    name, study = run_dir.name, run_dir.parent.name
-    if re.search(r'(^|-)qk_[^-]+', name): pair = re.sub(r'(^|-)qk_[^-]+', '', name).lstrip('-')
-    else: pair = f"L{cfg.n_layer}-lr{cfg.lr:g}-s{cfg.seed}"  # a folder outside a study: the same axes, from the config
-    tags = [f"qk_norm={cfg.qk_norm}", f"lr={cfg.lr:g}", f"n_layer={cfg.n_layer}", f"seed={cfg.seed}", f"study={study}"]
-    return dict(name=name, group=f"{study}/{pair}", job_type=cfg.qk_norm, tags=tags)
+    name = run_dir.name
+    study = run_dir.parent.name if (run_dir.parent/'study.json').exists() else None  # a cell of a study, or a run of its own
+    if study and re.search(r'(^|-)qk_[^-]+', name): pair = re.sub(r'(^|-)qk_[^-]+', '', name).lstrip('-')
+    else: pair = f"L{cfg.n_layer}-lr{cfg.lr:g}-s{cfg.seed}"  # no cell id: the pair's axes, from the config
+    tags = [f"qk_norm={cfg.qk_norm}", f"lr={cfg.lr:g}", f"n_layer={cfg.n_layer}", f"seed={cfg.seed}", f"study={study}" if study else 'single']
+    return dict(name=name, group=f"{study or 'single'}/{pair}", job_type=cfg.qk_norm, tags=tags)
+
 
 # %% ../nbs/04c_tracking.ipynb #9d2ce2de
+TAGS = dict(  # metrics.jsonl key -> its name in the tracking tools; {i}: the layer of a per-layer probe
+    train_loss='train/loss', grad_norm='train/grad_norm', lr='train/lr', tokens='train/tokens', val_loss='val/loss',
+    max_logit='probe/layer{i}/max_attention_logit', entropy='probe/layer{i}/attention_entropy',
+    entropy_norm='probe/layer{i}/attention_entropy_normalised', q_norm='probe/layer{i}/query_norm',
+    k_norm='probe/layer{i}/key_norm', kurtosis='probe/layer{i}/residual_kurtosis',
+    max_over_rms='probe/layer{i}/residual_max_over_rms', max_over_median='probe/layer{i}/residual_max_over_median',
+    massive='probe/layer{i}/massive_activations', q_gain_mean='probe/layer{i}/q_gain_mean', q_gain_max='probe/layer{i}/q_gain_max',
+    k_gain_mean='probe/layer{i}/k_gain_mean', k_gain_max='probe/layer{i}/k_gain_max', qk_gain='probe/layer{i}/logit_scale',
+    out_max='probe/output/max_logit', out_min='probe/output/min_logit', out_max_abs='probe/output/max_abs_logit',
+    log_z='probe/output/mean_log_z')
+
 def _is_number(v): return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 def scalars(row: dict) -> dict:
-    "Every number of a metrics row as {name: float}, a list as `name/layer{i}`, a dict as `name/key`; `step` left out."
+    "Every number of a metrics row as {name: float} under its `TAGS` name (a list: one per layer; an unknown key: `other/<key>`); `step` left out."
     out = {}
-    def add(name, v):
-        if _is_number(v): out[name] = float(v)
-        elif isinstance(v, (list, tuple)):
-            for i, x in enumerate(v): add(f"{name}/layer{i}" if '/' not in name else f"{name}/{i}", x)
-        elif isinstance(v, dict):
-            for k, x in v.items(): add(f"{name}/{k}", x)
     for k, v in row.items():
-        if k != 'step': add(k, v)
+        if k == 'step': continue
+        name = TAGS.get(k, f'other/{k}' + ('/layer{i}' if isinstance(v, (list, tuple)) else ''))
+        if _is_number(v): out[name.replace('layer{i}/', '').replace('/layer{i}', '')] = float(v)
+        elif isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                if _is_number(x): out[name.format(i=i)] = float(x)
     return out
+
 
 # %% ../nbs/04c_tracking.ipynb #bf430d6c
 TRACK_EXTRA = 'pip install -e ".[track]"'  # the extra that holds both libraries
@@ -51,13 +66,29 @@ def _require(module: str, log_to: str, package: str):
         raise ImportError(f"log_to={log_to!r} needs the {package} package, which is not installed here ({e}). "
                           f"Install the tracking extra: {TRACK_EXTRA} (or pip install {package}); or set log_to='none'") from e
 
+HPARAMS = ('qk_norm', 'lr', 'n_layer', 'n_head', 'n_embd', 'seed', 'max_iters', 'warmup_iters', 'batch_size', 'block_size',
+           'weight_decay', 'dataset', 'tokenizer', 'dtype')  # the settings a run is sorted and filtered by
+OUTCOME = ('status', 'failure', 'final_val_loss', 'best_val_loss', 'diverged_step', 'max_logit', 'steps', 'wall_time')  # from summary.json
+LAYOUT = {'loss': {'train and val': ['Multiline', ['train/loss', 'val/loss']]}}  # TensorBoard: both losses in one chart
+
+def hparams(cfg: RunConfig | dict) -> dict:
+    "The run's settings (a config or its config.json) as TensorBoard hparams take them: numbers and strings (a path as its file name)."
+    d = {k: (cfg.get(k) if isinstance(cfg, dict) else getattr(cfg, k)) for k in HPARAMS}
+    d['dataset'] = Path(str(d['dataset'])).name
+    return d
+
+def outcome(summary: dict) -> dict:
+    "The run's outcome from its summary: what it ended as and its numbers (None where it has none)."
+    return {k: summary.get(k) for k in OUTCOME}
+
 class Tracker:
-    "One run's TensorBoard writer or W&B run; `log` takes metrics rows, `close` flushes."
+    "One run's TensorBoard writer or W&B run; `log` takes metrics rows, `outcome` the run's end, `close` flushes."
     def __init__(self, log_to: str, cfg: RunConfig, run_dir: Path, step: int = 0):
-        self.log_to, self.run_dir, self.labels = log_to, Path(run_dir), run_labels(cfg, run_dir)
+        self.log_to, self.run_dir, self.labels, self.cfg = log_to, Path(run_dir), run_labels(cfg, run_dir), cfg
         if log_to == 'tensorboard':
             tb = _require('torch.utils.tensorboard', log_to, 'tensorboard')
             self.writer = tb.SummaryWriter(log_dir=str(self.run_dir / 'tb'), purge_step=step or None)
+            self.writer.add_custom_scalars(LAYOUT)
         elif log_to == 'wandb':
             wandb = _require('wandb', log_to, 'wandb')
             self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -73,6 +104,15 @@ class Tracker:
             for k, v in vals.items(): self.writer.add_scalar(k, v, global_step=step)
         elif vals: self.writer.log(vals, step=step)
 
+    def outcome(self, summary: dict):
+        "Log the run's settings with its outcome: TensorBoard's hparams (numbers under `outcome/`), W&B's run summary."
+        out = outcome(summary)
+        if self.log_to == 'tensorboard':
+            nums = {f'outcome/{k}': float(v) for k, v in out.items() if _is_number(v)}
+            words = {k: str(v) for k, v in out.items() if isinstance(v, str)}  # status and failure: filters, not curves
+            self.writer.add_hparams(hparams(self.cfg) | words, nums, run_name='.')  # '.': in this run's folder, not a new one
+        else: self.writer.summary.update(out)
+
     def close(self):
         "Flush and close (the W&B run is marked finished)."
         if self.log_to == 'tensorboard': self.writer.close()
@@ -84,3 +124,35 @@ def open_tracker(cfg: RunConfig,  # the run's config; `cfg.log_to` picks the bac
                 ) -> Tracker | None:
     "The tracker `cfg.log_to` asks for, or None for 'none'; a missing library fails here, before training."
     return None if cfg.log_to == 'none' else Tracker(cfg.log_to, cfg, Path(run_dir), step)
+
+# %% ../nbs/04c_tracking.ipynb #9e9fafe6
+def _event_files(d: Path) -> list: return sorted(Path(d).glob('events.out.tfevents.*'))
+
+def export_tensorboard(runs,            # a study folder, or a folder that holds studies (at any depth, e.g. a ladder's rungs)
+                       out=None,        # where the event files go: out/<study path>/<cell>; None: <runs>/tb
+                       force: bool = False, # write cells that were exported before again
+                      ) -> dict:
+    "Write every ended cell under `runs` as a TensorBoard run (metrics, layout, hparams and outcome); {cell folder: 'written' | 'kept'}."
+    tb = _require('torch.utils.tensorboard', 'tensorboard', 'tensorboard')
+    runs = Path(runs)
+    out = Path(out) if out else runs/'tb'
+    studies = [runs] if (runs/'study.json').exists() else sorted(p.parent for p in runs.glob('**/study.json') if out not in p.parents)
+    done = {}
+    for sd in studies:
+        base = Path(sd.name) if sd == runs else sd.relative_to(runs)
+        for cell in sorted(p.parent for p in sd.glob('*/summary.json')):
+            dest = out/base/cell.name
+            if _event_files(dest) and not force: done[str(cell)] = 'kept'; continue
+            if force and dest.exists(): shutil.rmtree(dest)
+            cfg, s = read_json(cell/'config.json'), read_json(cell/'summary.json')
+            w = tb.SummaryWriter(log_dir=str(dest))
+            w.add_custom_scalars(LAYOUT)
+            for row in read_jsonl(cell/'metrics.jsonl'):
+                for k, v in scalars(row).items(): w.add_scalar(k, v, global_step=int(row['step']))
+            o = outcome(s)
+            w.add_hparams(hparams(cfg) | {k: str(v) for k, v in o.items() if isinstance(v, str)},
+                          {f'outcome/{k}': float(v) for k, v in o.items() if _is_number(v)}, run_name='.')
+            w.close()
+            done[str(cell)] = 'written'
+    return done
+

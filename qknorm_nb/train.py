@@ -227,6 +227,7 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
     write_jsonl(run_dir / 'metrics.jsonl', state['log'])
     s = summary(state, cfg, n_params(model), n_params(model, non_embedding=True), device)
     write_json(run_dir / 'summary.json', s)  # written last: its presence means the run is finished
+    if tracker is not None: tracker.outcome(s)  # the run's settings and outcome, for the tools' run tables
     live.remove()
     if not keep_ckpt: (run_dir / CKPT).unlink(missing_ok=True)
     remove_stale_tmp(run_dir / CKPT)
