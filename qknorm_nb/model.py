@@ -7,14 +7,16 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/model.html.md"""
 # %% ../nbs/03_model.ipynb #3ddbe9cd
 from __future__ import annotations
 import math
+from dataclasses import dataclass, fields
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .config import RunConfig
+from .config import RunConfig, ATTN_IMPLS
+from .arms import variant
 from .attention import CausalSelfAttention
 
 # %% auto #0
-__all__ = ['LayerNorm', 'MLP', 'Block', 'GPT', 'n_params', 'configure_optimizers', 'load_nanogpt_state_dict']
+__all__ = ['LayerNorm', 'MLP', 'Block', 'GPTConfig', 'GPT', 'n_params', 'configure_optimizers', 'load_nanogpt_state_dict']
 
 # %% ../nbs/03_model.ipynb #538794d2
 class LayerNorm(nn.Module):
@@ -52,11 +54,41 @@ class Block(nn.Module):
         x = x + self.attn(self.ln_1(x))
         return x + self.mlp(self.ln_2(x))
 
+# %% ../nbs/03_model.ipynb #c5fb06f6
+@dataclass(frozen=True)
+class GPTConfig:
+    "The model's shape and its one switch, as nanoGPT's GPTConfig: what `GPT` is built from."
+    block_size: int = 128     # context length
+    vocab_size: int = 256     # the tokenizer's (256: bytes; 50304: GPT-2 padded to a multiple of 64)
+    n_layer: int = 4
+    n_head: int = 4
+    n_embd: int = 128
+    dropout: float = 0.0
+    bias: bool = False        # biases in Linears and LayerNorms (nanoGPT's default is False too)
+    qk_norm: str = 'none'     # the arm (00_arms)
+    attn_impl: str = 'sdpa'   # how attention is computed: the fused kernel or written out (same numbers to rounding)
+
+    def __post_init__(self):
+        for k in ('block_size', 'vocab_size', 'n_layer', 'n_head', 'n_embd'):
+            v = getattr(self, k)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"GPTConfig {k}={v!r} must be an integer >= 1")
+        if self.n_embd % self.n_head: raise ValueError(f"GPTConfig n_embd={self.n_embd} is not divisible by n_head={self.n_head}")
+        if not 0 <= self.dropout < 1: raise ValueError(f"GPTConfig dropout={self.dropout!r} must be in [0, 1)")
+        if self.attn_impl not in ATTN_IMPLS: raise ValueError(f"GPTConfig attn_impl={self.attn_impl!r} is not one of {', '.join(map(repr, ATTN_IMPLS))}")
+        variant(self.qk_norm)  # an unknown arm: ValueError naming the allowed ones
+
+    @classmethod
+    def of(cls, cfg) -> GPTConfig:
+        "The model's part of `cfg` (a `RunConfig`, or anything with these fields)."
+        return cls(**{f.name: getattr(cfg, f.name) for f in fields(cls)})
+
+
 # %% ../nbs/03_model.ipynb #49520e91
 class GPT(nn.Module):
     "nanoGPT: token + position embeddings, n_layer pre-LN blocks, final LayerNorm, tied output head."
-    def __init__(self, config: RunConfig):
+    def __init__(self, config: GPTConfig | RunConfig):
         super().__init__()
+        config = config if isinstance(config, GPTConfig) else GPTConfig.of(config)  # the shape only: no data, no optimiser
         self.config = config
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
