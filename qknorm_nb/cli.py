@@ -1,4 +1,4 @@
-"""`qknorm sweep`, `qknorm report`, `qknorm study`, `qknorm cells`, `qknorm ladder`, `qknorm check-prediction`, `qknorm bench` and `qknorm samples`: the study from a terminal.
+"""`qknorm sweep`, `qknorm report`, `qknorm study`, `qknorm cells`, `qknorm ladder`, `qknorm check-prediction`, `qknorm bench`, `qknorm samples` and `qknorm tensorboard`: the study from a terminal.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/cli.html.md"""
 

@@ -395,7 +395,7 @@ def run(self: _Cohort, progress):
     bar.close()
 
 def _cohort_bar(cfgs, initial, progress):
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # the text bar: tqdm.auto warns in a kernel without ipywidgets
     disable = (not sys.stderr.isatty()) if progress is None else not progress
     lrs = sorted({c.lr for c in cfgs})
     return tqdm(total=cfgs[0].max_iters, initial=initial, disable=disable, unit='step', dynamic_ncols=True,

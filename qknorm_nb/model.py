@@ -54,7 +54,7 @@ class Block(nn.Module):
         x = x + self.attn(self.ln_1(x))
         return x + self.mlp(self.ln_2(x))
 
-# %% ../nbs/03_model.ipynb #c5fb06f6
+# %% ../nbs/03_model.ipynb #1d00633b
 @dataclass(frozen=True)
 class GPTConfig:
     "The model's shape and its one switch, as nanoGPT's GPTConfig: what `GPT` is built from."

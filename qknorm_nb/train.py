@@ -142,7 +142,8 @@ def say(said: tuple, step: int, loss: float, state: dict, cfg: RunConfig) -> tup
     "Print nanoGPT's progress line for a logged step (the time per step since the last line); return the new (step, time)."
     now, (s0, t0) = time.perf_counter(), said
     ms = 1000 * (now - t0) / max(1, step - s0)  # evaluation and probes since the last line included, as nanoGPT's `dt`
-    val = f", val {state['last_val']:.4f}" if state.get('last_val') is not None and math.isfinite(state['last_val']) else ''
+    fresh = state.get('last_eval') == step and state.get('last_val') is not None and math.isfinite(state['last_val'])
+    val = f", val {state['last_val']:.4f}" if fresh else ''  # only on the steps that evaluated, not a stale number
     tps = f", {1000 * cfg.tokens_per_step / ms:,.0f} tokens/s" if step > s0 else ''
     print(f"step {step}/{cfg.max_iters}: loss {loss:.4f}{val}, {ms:.1f} ms/step{tps}", flush=True)
     return step, now
@@ -234,7 +235,7 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
     return s
 
 def _bar(cfg, initial, progress):
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # the text bar: tqdm.auto warns in a kernel without ipywidgets (every executed cell notebook)
     disable = (not sys.stderr.isatty()) if progress is None else not progress
     return tqdm(total=cfg.max_iters, initial=initial, disable=disable, desc=f"{cfg.qk_norm} lr={cfg.lr:g}",
                 unit='step', dynamic_ncols=True)
