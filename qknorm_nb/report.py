@@ -13,7 +13,7 @@ from .study import SweepError
 from .kernels import execute_notebook, find_notebook
 
 # %% auto #0
-__all__ = ['ReportError', 'ReportWarning', 'notebook_warnings', 'page_for', 'report']
+__all__ = ['ReportError', 'ReportWarning', 'notebook_warnings', 'page_for', 'mixed_code', 'report']
 
 # %% ../nbs/07c_report.ipynb #96a2d9ae
 class ReportError(RuntimeError):
@@ -51,6 +51,14 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
     raise SweepError(f"{folder} is not a study folder: it has no study.json (run `qknorm sweep` first), "
                      "nor a ladder folder's ladder.json (`qknorm ladder`)")
 
+def mixed_code(study_dir) -> str:
+    "'' when every ended cell of the study folder was made by one package version and commit, else a sentence naming them."
+    summ = [read_json(p) or {} for p in sorted(Path(study_dir).glob('*/summary.json'))]
+    versions = sorted({s.get('package_version') for s in summ} - {None})
+    commits = sorted({(s.get('git') or {}).get('commit') for s in summ} - {None})
+    if len(versions) <= 1 and len(commits) <= 1: return ''
+    return f"this study mixes code versions {versions} / commits {commits}: results may not be comparable"
+
 def report(study_dir, # a study folder, runs/<study>, or a ladder folder, runs/<ladder>
            notebook=None, # the notebook to execute; None: the repository's nbs/20_analysis.ipynb (a ladder: nbs/22_scale.ipynb)
           ) -> Path:
@@ -63,6 +71,7 @@ def report(study_dir, # a study folder, runs/<study>, or a ladder folder, runs/<
     try: execute_notebook(nb, out, params, log=study_dir/'analysis.log')
     except pm.PapermillExecutionError as e: raise ReportError(f"the analysis notebook failed: {e.ename}: {e.evalue} (see {out})") from None
     for w in notebook_warnings(out): warnings.warn(f"{study_dir.name}: {w}", ReportWarning)
+    if (mixed := mixed_code(study_dir)): warnings.warn(f"{study_dir.name}: {mixed}", ReportWarning)  # the page says it in words
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True, embed_images=True)
     html, _ = exporter.from_filename(str(out))
     p = study_dir/'report.html'
