@@ -12,9 +12,9 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
-           'capped_loss', 'tidy_runs', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds', 'curve_seeds',
-           'optimal_lr', 'steps_to_target', 't_quantile', 't_interval', 'welch_interval', 'qk_variants', 'gap_curves',
-           'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals', 'first_step']
+           'capped_loss', 'fmt_num', 'tidy_runs', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds',
+           'curve_seeds', 'optimal_lr', 'steps_to_target', 't_quantile', 't_interval', 'welch_interval', 'qk_variants',
+           'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals', 'first_step']
 
 # %% ../nbs/07_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -98,7 +98,11 @@ def _runs(df, by=BY):
                            f"that differ in another column; add that column to `by` or filter the table first")
     return r
 
-def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))
+def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value}
+
+def fmt_num(x) -> str:
+    "A number as the verdicts' and the scale page's sentences write it: 'inf', 'NaN' or 3 significant digits."
+    return 'inf' if x == np.inf else 'NaN' if x != x else f'{x:.3g}'
 
 def tidy_runs(df: pd.DataFrame, # study results table
               by=BY,            # grouping columns kept beside lr and seed

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, tidy_runs, optimal_lr,
-                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, synthetic_results)
+                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, synthetic_results, fmt_num)
 from .verdicts import fit_fail_curve, failure_lr, necessity_bracket, optimum_gap
 from .files import json_safe, now
 
@@ -243,7 +243,7 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
     return out
 
 # %% ../nbs/07d_scaling.ipynb #89ef5813
-def _fmt(x): return 'inf' if x == np.inf else 'NaN' if x != x else f'{x:.3g}'
+_fmt = fmt_num  # the verdicts' formatter (metrics)
 
 def _why_censored(q, arm, row, name, x):
     "Words for a rung whose point value of `q` is missing."

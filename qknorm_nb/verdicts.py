@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, BY, WORTSMAN_LRS, ResultsError, tidy_runs, lr_curves, lr_sensitivity,
-                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, welch_interval)
+                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, welch_interval,
+                               _key, fmt_num)
 
 # %% auto #0
 __all__ = ['USEFUL', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'ENDED', 'fit_fail_curve', 'depth_star',
@@ -120,8 +121,6 @@ def near_optimal_band(df: pd.DataFrame,  # study results table
     return pd.DataFrame(rows)
 
 # %% ../nbs/07a_verdicts.ipynb #c56f61c9
-def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))
-
 def _paired(a: pd.Series, b: pd.Series, alpha):
     "t interval of a - b over their shared index (seeds)."
     s = a.index.intersection(b.index)
@@ -263,7 +262,7 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
     return pd.DataFrame(rows)
 
 # %% ../nbs/07a_verdicts.ipynb #965931b8
-def _f(x): return 'inf' if x == np.inf else 'NaN' if x != x else f'{x:.3g}'
+_f = fmt_num  # one formatter for every sentence (metrics)
 def _ci(m, lo, hi, n, t): return f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] (n={n}, t={t:.3g})" if n >= 2 else f"{m:+.3f} (n={n}: no interval)"
 
 def _h1(gs, L, eps, margin, alpha):
