@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['VARIANTS', 'QK_NORMS', 'gained', 'l2_gain_init', 'Variant', 'variant']
+__all__ = ['VARIANTS', 'QK_NORMS', 'gained', 'l2_gain_init', 'Variant', 'variant', 'arm_name']
 
 # %% ../nbs/00_arms.ipynb #a7524d2f
 def gained(f):
@@ -51,3 +51,8 @@ def variant(qk_norm: str) -> Variant:
     "The entry of `qk_norm`; a `ValueError` naming the value and the allowed ones otherwise."
     if qk_norm not in VARIANTS: raise ValueError(f"qk_norm={qk_norm!r} is not one of {', '.join(map(repr, VARIANTS))}")
     return VARIANTS[qk_norm]
+
+def arm_name(v):
+    "The arm a study or ladder file names: `off` means 'none', and so does False, which is what YAML reads a bare `off` as."
+    return 'none' if v is False or v == 'off' else v
+

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 import yaml
+from .arms import arm_name
 from .config import ConfigError, PRESETS, QK_NORMS, is_int, is_num, make_config, run_identity
 from .files import now, read_json, write_json
 from .study import (COMPLETE, FIELD_TYPES, StudyError, StudyLoader, cell_status, check_keys, check_folder_name, check_study,
@@ -138,7 +139,7 @@ def check_ladder(spec: dict, # the parsed ladder file
     _keys('ladder', spec, LADDER_KEYS)
     name = _name('name', spec.get('name', name))
     arms = spec.get('arms', ['none', 'layernorm'])
-    arms = ['none' if a is False or a == 'off' else a for a in arms] if isinstance(arms, list) else arms
+    arms = [arm_name(a) for a in arms] if isinstance(arms, list) else arms  # `off`, or YAML's False for it: 'none'
     if not isinstance(arms, list) or 'none' not in arms or len(arms) < 2 or any(a not in QK_NORMS for a in arms) or len(set(arms)) < len(arms):
         raise LadderError(f"arms={spec.get('arms')!r} must list 'none' and at least one QK-norm variant, each once, from {', '.join(QK_NORMS)}")
     seeds = spec.get('seeds', [0, 1])

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 import yaml
 import qknorm_nb
+from .arms import arm_name
 from .config import (RunConfig, ConfigError, PRESETS, make_config, default_values, is_int, is_num, COHORT_FIELDS,
                               QK_NORMS, TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
 
@@ -162,7 +163,7 @@ def _axis(name, v):
         return logspace(*lh, v['per_decade'])
     v = list(v) if isinstance(v, (list, tuple)) else [v]
     if not v: raise StudyError(f"axis {name} is empty: list at least one value")
-    if name == 'qk_norm': v = ['none' if x == 'off' or x is False else x for x in v]  # YAML reads a bare `off` as False
+    if name == 'qk_norm': v = [arm_name(x) for x in v]  # YAML reads a bare `off` as False
     _no_yaml_bools(f"axis {name}", name, v)
     if t == 'float': v = [float(x) if is_num(x) else x for x in v]
     for x in v:
