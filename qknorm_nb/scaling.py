@@ -6,6 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/scaling.html.md"""
 
 # %% ../nbs/07d_scaling.ipynb #6d2985e0
 from __future__ import annotations
+from dataclasses import dataclass
 import math
 import numpy as np
 import pandas as pd
@@ -15,9 +16,9 @@ from .verdicts import fit_fail_curve, failure_lr, necessity_bracket, optimum_gap
 from .files import json_safe, now
 
 # %% auto #0
-__all__ = ['X0', 'LADDER_LRS', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y', 'METHOD',
-           'synthetic_rung', 'synthetic_failure_lr', 'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures',
-           'fit_trend', 'predict', 'check_lrs', 'prediction_file', 'score']
+__all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
+           'Q_WORDS', 'METHOD', 'synthetic_rung', 'synthetic_failure_lr', 'Quantity', 'rung_measures', 'split_seeds',
+           'resample_seeds', 'draw_measures', 'fit_trend', 'predict', 'check_lrs', 'prediction_file', 'score']
 
 # %% ../nbs/07d_scaling.ipynb #85382de8
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
@@ -43,18 +44,6 @@ def synthetic_failure_lr(x: float, x0: float = X0, exponent: float = -0.5, lr_br
     return 10 * lr_break0 * (x / x0) ** exponent
 
 # %% ../nbs/07d_scaling.ipynb #7252b57a
-QUANTITIES = ('failure_lr', 'lr_star', 'lr_sens', 'logit_lr', 'necessity', 'opt_gap')
-COLS = dict(failure_lr=('failure_lr', 'failure_lo', 'failure_hi', 'failure_censored'),
-            lr_star=('lr_star', 'lr_star_lo', 'lr_star_hi', 'lr_star_censored'),
-            lr_sens=('lr_sens', 'lr_sens_lo', 'lr_sens_hi', None),
-            logit_lr=('logit_lr', 'logit_lo', 'logit_hi', 'logit_censored'),
-            necessity=('necessity', 'necessity_lo', 'necessity_hi', 'necessity_censored'),
-            opt_gap=('opt_gap', 'opt_gap_lo', 'opt_gap_hi', None))  # each quantity's (value, lo, hi, censoring flag) columns
-BRACKETED = ('failure_lr', 'lr_star', 'logit_lr', 'necessity')  # resolved only to a grid bracket: a replicate draws inside it
-COMPARISONS = ('necessity', 'opt_gap')  # off-vs-on quantities: on the variant rows only
-SEED_MEANS = dict(lr_sens=('lr_sens_se', 'lr_sens_n'), opt_gap=('opt_gap_se', 'opt_gap_n'))  # means over seeds: (se, n) columns
-LOG_Y = dict(failure_lr=True, lr_star=True, lr_sens=False, logit_lr=True, necessity=True, opt_gap=False)  # fit log10(y)?
-
 def _rung_arms(df, on):
     "['none', *variants]: the off arm and the variants `on` names (str, list, or None: every variant), checked against `df`."
     check_results(df, ('qk_norm', 'n_layer', 'seed'))
@@ -153,6 +142,41 @@ def _opt_gap(df, ons, alpha):
             for o in ons}
 
 # %% ../nbs/07d_scaling.ipynb #39949887
+@dataclass(frozen=True)
+class Quantity:
+    "One measure of a rung: how it is computed, its columns, how it is resolved and fitted, and how the pages name it."
+    name: str
+    words: str                    # how the pages name it
+    cols: tuple                   # (value, lo, hi, censoring flag or None): its columns in `rung_measures`
+    compute: object               # (df, arms, alpha, logit_level) -> {arm: {column: value}}
+    bracketed: bool = False       # resolved only to a grid bracket: a bootstrap replicate draws inside it
+    comparison: bool = False      # off vs on: on the variant rows only
+    seed_mean: tuple|None = None  # a mean over seeds: its (se, n) columns; a replicate draws from its t distribution
+    log_y: bool = True            # fitted in log10(y)
+
+SCALE_QUANTITIES = (  # adding a measure to the ladder is one entry here (and its test)
+    Quantity('failure_lr', 'failure LR', ('failure_lr', 'failure_lo', 'failure_hi', 'failure_censored'),
+             lambda d, a, al, lv: _failure(d, a, al), bracketed=True),
+    Quantity('lr_star', 'optimal LR', ('lr_star', 'lr_star_lo', 'lr_star_hi', 'lr_star_censored'),
+             lambda d, a, al, lv: _lr_star(d, a), bracketed=True),
+    Quantity('lr_sens', 'LR sensitivity', ('lr_sens', 'lr_sens_lo', 'lr_sens_hi', None),
+             lambda d, a, al, lv: _lr_sens(d, a, al), seed_mean=('lr_sens_se', 'lr_sens_n'), log_y=False),
+    Quantity('logit_lr', 'attention-logit LR', ('logit_lr', 'logit_lo', 'logit_hi', 'logit_censored'),
+             lambda d, a, al, lv: _logit(d, a, lv), bracketed=True),
+    Quantity('necessity', 'necessity threshold', ('necessity', 'necessity_lo', 'necessity_hi', 'necessity_censored'),
+             lambda d, a, al, lv: _necessity(d, a[1:], al), bracketed=True, comparison=True),
+    Quantity('opt_gap', 'gap at the optimum', ('opt_gap', 'opt_gap_lo', 'opt_gap_hi', None),
+             lambda d, a, al, lv: _opt_gap(d, a[1:], al), comparison=True, seed_mean=('opt_gap_se', 'opt_gap_n'), log_y=False),
+)
+# The views the functions and the page read, all from the table (their order is the table's: the bootstrap's draws rely on it)
+QUANTITIES = tuple(q.name for q in SCALE_QUANTITIES)
+COLS = {q.name: q.cols for q in SCALE_QUANTITIES}  # each quantity's (value, lo, hi, censoring flag) columns
+BRACKETED = tuple(q.name for q in SCALE_QUANTITIES if q.bracketed)
+COMPARISONS = tuple(q.name for q in SCALE_QUANTITIES if q.comparison)
+SEED_MEANS = {q.name: q.seed_mean for q in SCALE_QUANTITIES if q.seed_mean}
+LOG_Y = {q.name: q.log_y for q in SCALE_QUANTITIES}
+Q_WORDS = {q.name: q.words for q in SCALE_QUANTITIES}
+
 def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_layer)
                   on='layernorm',           # the QK-norm variant(s) compared with 'none' (a list, or None: every variant)
                   alpha: float = 0.05,      # 1 - confidence level of every interval
@@ -166,12 +190,10 @@ def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_la
     if bad: raise ValueError(f"unknown quantity {bad[0]!r}; known: {', '.join(QUANTITIES)}")
     df = df[df['qk_norm'].isin(arms)]
     rows = {a: dict(qk_norm=a, n_layer=df['n_layer'].iloc[0], n_seeds=df.loc[df.qk_norm == a, 'seed'].nunique()) for a in arms}
-    parts = dict(failure_lr=lambda: _failure(df, arms, alpha), lr_star=lambda: _lr_star(df, arms),
-                 lr_sens=lambda: _lr_sens(df, arms, alpha), logit_lr=lambda: _logit(df, arms, logit_level),
-                 necessity=lambda: _necessity(df, arms[1:], alpha), opt_gap=lambda: _opt_gap(df, arms[1:], alpha))
-    for q in QUANTITIES:
+    for quantity in SCALE_QUANTITIES:
+        q = quantity.name
         if q not in qs: continue
-        got = parts[q]()
+        got = quantity.compute(df, arms, alpha, logit_level)
         blank = {c: (np.nan if i < 3 else '') for i, c in enumerate(COLS[q]) if c}  # the off row of a comparison
         if q in SEED_MEANS: blank.update({SEED_MEANS[q][0]: np.nan, SEED_MEANS[q][1]: 0})
         for a in arms: rows[a].update(got.get(a, blank))
