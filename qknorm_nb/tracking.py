@@ -12,8 +12,8 @@ from .config import RunConfig
 from .files import read_json, read_jsonl
 
 # %% auto #0
-__all__ = ['TAGS', 'TRACK_EXTRA', 'HPARAMS', 'OUTCOME', 'LAYOUT', 'run_labels', 'scalars', 'hparams', 'outcome', 'Tracker',
-           'open_tracker', 'export_tensorboard']
+__all__ = ['TAGS', 'TRACK_EXTRA', 'HPARAMS', 'OUTCOME', 'LAYOUT', 'run_labels', 'scalars', 'hparams', 'outcome', 'add_outcome',
+           'Tracker', 'open_tracker', 'export_tensorboard']
 
 # %% ../nbs/04c_tracking.ipynb #201f4866
 def run_labels(cfg: RunConfig,  # the run's config
@@ -81,6 +81,13 @@ def outcome(summary: dict) -> dict:
     "The run's outcome from its summary: what it ended as and its numbers (None where it has none)."
     return {k: summary.get(k) for k in OUTCOME}
 
+def add_outcome(writer, cfg, summary: dict):
+    "Write a run's settings and outcome as TensorBoard hparams into `writer`'s folder (numbers under `outcome/`, status and failure as filters)."
+    out = outcome(summary)
+    nums = {f'outcome/{k}': float(v) for k, v in out.items() if _is_number(v)}
+    words = {k: str(v) for k, v in out.items() if isinstance(v, str)}
+    writer.add_hparams(hparams(cfg) | words, nums, run_name='.')  # '.': in this run's folder, not a new one
+
 class Tracker:
     "One run's TensorBoard writer or W&B run; `log` takes metrics rows, `outcome` the run's end, `close` flushes."
     def __init__(self, log_to: str, cfg: RunConfig, run_dir: Path, step: int = 0):
@@ -106,12 +113,8 @@ class Tracker:
 
     def outcome(self, summary: dict):
         "Log the run's settings with its outcome: TensorBoard's hparams (numbers under `outcome/`), W&B's run summary."
-        out = outcome(summary)
-        if self.log_to == 'tensorboard':
-            nums = {f'outcome/{k}': float(v) for k, v in out.items() if _is_number(v)}
-            words = {k: str(v) for k, v in out.items() if isinstance(v, str)}  # status and failure: filters, not curves
-            self.writer.add_hparams(hparams(self.cfg) | words, nums, run_name='.')  # '.': in this run's folder, not a new one
-        else: self.writer.summary.update(out)
+        if self.log_to == 'tensorboard': add_outcome(self.writer, self.cfg, summary)
+        else: self.writer.summary.update(outcome(summary))
 
     def close(self):
         "Flush and close (the W&B run is marked finished)."
@@ -149,9 +152,7 @@ def export_tensorboard(runs,            # a study folder, or a folder that holds
             w.add_custom_scalars(LAYOUT)
             for row in read_jsonl(cell/'metrics.jsonl'):
                 for k, v in scalars(row).items(): w.add_scalar(k, v, global_step=int(row['step']))
-            o = outcome(s)
-            w.add_hparams(hparams(cfg) | {k: str(v) for k, v in o.items() if isinstance(v, str)},
-                          {f'outcome/{k}': float(v) for k, v in o.items() if _is_number(v)}, run_name='.')
+            add_outcome(w, cfg, s)
             w.close()
             done[str(cell)] = 'written'
     return done
