@@ -8,7 +8,9 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
   apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm munge
 fi
 host=$(hostname -s)
-cpus=$(nproc)
+# OverSubscribe=FORCE:2 lets two single-CPU jobs share a core, so the test's two cells run at once (as array
+# tasks on a real cluster would) even where the machine has one CPU, as some CI machines do.
+cpus=${SLURM_LOCAL_CPUS:-$(nproc)}  # SLURM_LOCAL_CPUS=1 tries a one-CPU machine's cluster on a bigger one
 mem=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024 ))
 mkdir -p /etc/munge /var/log/munge /run/munge /var/lib/munge /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /etc/slurm
 [ -s /etc/munge/munge.key ] || dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
@@ -34,7 +36,7 @@ SelectTypeParameters=CR_Core
 JobAcctGatherType=jobacct_gather/none
 MpiDefault=none
 NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
-PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:2
 CONF
 pgrep -x slurmctld >/dev/null || /usr/sbin/slurmctld
 pgrep -x slurmd >/dev/null || /usr/sbin/slurmd
