@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, tidy_runs, optimal_lr,
                                lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, synthetic_results, fmt_num)
-from .verdicts import fit_fail_curve, failure_lr, necessity_bracket, optimum_gap
+from .verdicts import USEFUL, fit_fail_curve, failure_lr, not_useful, necessity_bracket, optimum_gap
 from .files import json_safe, now
 
 # %% auto #0
@@ -65,25 +65,26 @@ def _grid_edge(lrs, i):
     return _logmid(lrs[i - 1], lrs[i]), lrs[i - 1], lrs[i], ''
 
 # %% ../nbs/07d_scaling.ipynb #9722c3b5
-def _failure(df, arms, alpha):
-    "Per arm: failure point, its transition-region interval, flag and fit kind, from `failure_lr`."
-    fl, out = failure_lr(df).set_index('qk_norm'), {}
+def _failure(df, arms, alpha, useful=None, name='failure'):
+    "Per arm: failure point, its transition-region interval, flag and fit kind, from `failure_lr` (`useful`: its not-useful notion)."
+    fl, out = failure_lr(df, useful=useful).set_index('qk_norm'), {}
     for a in arms:
         f = fl.loc[a]
         tr, ff, af, cens = f['lr_trained'], f['lr_first_fail'], f['lr_all_fail'], f['censored']
         if cens == 'above': v, lo, hi = np.nan, tr, np.inf
         elif cens == 'below': v, lo, hi = np.nan, 0.0, ff
         else:  # the transition region: every seed trained at lo, every seed failed at hi (see above: not the Wald interval)
-            lo, hi = tr, af if np.isfinite(af) else np.nanmax([_fit_hi(df, a, f, alpha), ff])
+            lo, hi = tr, af if np.isfinite(af) else np.nanmax([_fit_hi(df, a, f, alpha, useful), ff])
             v = f['lr50'] if f['fit'] in ('logistic', 'quasi-separated', 'separated') and np.isfinite(f['lr50']) else _logmid(tr, ff)
             v = float(np.clip(v, lo, hi))  # a fit's lr50 outside the region it was fitted on is not an edge the grid saw
-        out[a] = dict(failure_lr=v, failure_lo=lo, failure_hi=hi, failure_censored=cens, failure_fit=f['fit'])
+        out[a] = {f'{name}_lr': v, f'{name}_lo': lo, f'{name}_hi': hi, f'{name}_censored': cens, f'{name}_fit': f['fit']}
     return out
 
-def _fit_hi(df, arm, f, alpha):
+def _fit_hi(df, arm, f, alpha, useful=None):
     "The fit's upper bound at level 1 - `alpha`, for an arm no grid LR fails at every seed (refitted only when alpha is not 0.05)."
     if alpha == 0.05: return f['lr50_hi']
     r = tidy_runs(df)
+    if useful is not None: r['fail'] = not_useful(r, useful)
     return fit_fail_curve(r.loc[r.qk_norm == arm, 'lr'], r.loc[r.qk_norm == arm, 'fail'], alpha)['lr50_hi']
 
 def _lr_star(df, arms):
@@ -167,6 +168,9 @@ SCALE_QUANTITIES = (  # adding a measure to the ladder is one entry here (and it
              lambda d, a, al, lv: _necessity(d, a[1:], al), bracketed=True, comparison=True),
     Quantity('opt_gap', 'gap at the optimum', ('opt_gap', 'opt_gap_lo', 'opt_gap_hi', None),
              lambda d, a, al, lv: _opt_gap(d, a[1:], al), comparison=True, seed_mean=('opt_gap_se', 'opt_gap_n'), log_y=False),
+    # the second failure notion (methods page): a run fails once it diverges or ends more than USEFUL nats above the rung's ℓ*
+    Quantity('useful_lr', 'not-useful LR', ('useful_lr', 'useful_lo', 'useful_hi', 'useful_censored'),
+             lambda d, a, al, lv: _failure(d, a, al, USEFUL, 'useful'), bracketed=True),
 )
 # The views the functions and the page read, all from the table (their order is the table's: the bootstrap's draws rely on it)
 QUANTITIES = tuple(q.name for q in SCALE_QUANTITIES)
