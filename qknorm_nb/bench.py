@@ -17,7 +17,7 @@ from .data import get_batch
 from .model import GPT, configure_optimizers
 from .probes import run_probes
 from .train import VAL_SEED, build, train_step
-from .device import BF16_PAYS, git_info, autocast_for, cpu_bf16_speedup
+from .device import BF16_PAYS, git_info, autocast_for, cpu_bf16_speedup, cpu_model
 
 # %% auto #0
 __all__ = ['FAST_SETTINGS', 'COHORT_SIZE', 'flops_per_token', 'matmul_peak', 'device_kind', 'fast_config', 'random_tokens',
@@ -382,7 +382,7 @@ def whole_run(shape: str = 'cpu',          # a preset: the cell's shape and sche
 def environment(device: str) -> dict:
     "What the numbers were measured on."
     d = dict(date=datetime.now(timezone.utc).isoformat(timespec='seconds'), device=device, host=platform.node(),
-             cpu=platform.processor() or platform.machine(), cores=os.cpu_count(), threads=torch.get_num_threads(),
+             cpu=cpu_model(), cores=os.cpu_count(), threads=torch.get_num_threads(),
              torch=torch.__version__, package=__version__, git=git_info())
     if device.startswith('cuda'): d['gpu'] = torch.cuda.get_device_name(device)
     if device == 'cpu': d['bf16_vs_fp32'] = cpu_bf16_speedup()  # what decides this CPU's fast settings
@@ -428,7 +428,7 @@ def format_results(res: dict) -> str:
     "The results as text: environment, the step table, sweep-level costs, then the ratios to baseline."
     import pandas as pd
     e, df = res['environment'], pd.DataFrame(res['steps'])
-    lines = [f"{e['date']}  {e['device']}{' (' + e['gpu'] + ')' if e.get('gpu') else ''}  {e['cpu']}, {e['cores']} cores, "
+    lines = [f"{e['date']}  {e['device']}{' (' + e['gpu'] + ')' if e.get('gpu') else ''}  {e['cpu'] if 'cores' in e['cpu'] else str(e['cpu']) + ', ' + str(e['cores']) + ' cores'}, "
              f"{e['threads']} threads  torch {e['torch']}  qknorm {e['package']} {(e['git'] or {}).get('commit') or ''}"[:200]]
     if 'fast_kind' in e:  # results saved before this was recorded have neither
         lines.append(f"fast settings: {e['fast_kind']}" + (f" (bf16 matmuls {e['bf16_vs_fp32']:.2f}× fp32's here)" if 'bf16_vs_fp32' in e else ''))

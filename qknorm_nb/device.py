@@ -6,15 +6,15 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/device.html.md"""
 
 # %% ../nbs/04a_device.ipynb #d8e1b6f5
 from __future__ import annotations
-import contextlib, functools, platform, subprocess, time, warnings
+import contextlib, functools, os, platform, subprocess, time, warnings
 from pathlib import Path
 import torch
 from . import __version__
 from .config import RunConfig, resolve_device
 
 # %% auto #0
-__all__ = ['BF16_PAYS', 'autocast_for', 'cpu_bf16_speedup', 'warn_if_bf16_emulated', 'setup_device', 'fast_switches', 'git_info',
-           'provenance']
+__all__ = ['BF16_PAYS', 'ISA_FLAGS', 'autocast_for', 'cpu_bf16_speedup', 'warn_if_bf16_emulated', 'setup_device', 'fast_switches',
+           'git_info', 'cpu_model', 'provenance']
 
 # %% ../nbs/04a_device.ipynb #b4c05e74
 def autocast_for(device: str, dtype: str):
@@ -73,8 +73,23 @@ def git_info() -> dict:
         return dict(commit=head.stdout.strip(), dirty=bool(dirty.stdout.strip()))
     except (OSError, subprocess.SubprocessError): return dict(commit=None, dirty=None)
 
+ISA_FLAGS = ('amx_bf16', 'avx512_bf16', 'avx512f', 'avx2')  # what decides a CPU's matmul speed here, best first
+
+@functools.lru_cache(maxsize=None)
+def cpu_model() -> str:
+    "The CPU as a figure's caption names it: model, cores and its best matmul instruction set (Linux), e.g. 'AMD EPYC, 2 cores, avx512_bf16'."
+    name, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path('/proc/cpuinfo').read_text().splitlines():
+            k, _, v = line.partition(':')
+            if k.strip() == 'model name' and name in ('', platform.machine(), platform.processor()): name = v.strip()
+            if k.strip() == 'flags': flags = set(v.split())
+    except OSError: pass  # not Linux: the platform's own name
+    isa = next((f for f in ISA_FLAGS if f in flags), None)
+    return ', '.join(x for x in (name, f"{os.cpu_count()} cores", isa) if x)
+
 def provenance(device: str, dtype: str) -> dict:
     "Versions, commit and hardware that produced a run."
     return dict(package_version=__version__, torch_version=torch.__version__, python_version=platform.python_version(),
-                device=device, dtype=dtype, host=platform.node(), git=git_info(),
+                device=device, dtype=dtype, host=platform.node(), cpu=cpu_model(), git=git_info(),
                 threads=torch.get_num_threads())
