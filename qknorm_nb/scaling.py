@@ -18,7 +18,8 @@ from .files import json_safe, now
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
            'Q_WORDS', 'METHOD', 'synthetic_rung', 'synthetic_failure_lr', 'Quantity', 'rung_measures', 'split_seeds',
-           'resample_seeds', 'draw_measures', 'fit_trend', 'predict', 'check_lrs', 'prediction_file', 'score']
+           'resample_seeds', 'draw_measures', 'fit_trend', 'predict', 'check_lrs', 'prediction_file', 'score',
+           'compare_measures']
 
 # %% ../nbs/07d_scaling.ipynb #85382de8
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
@@ -470,3 +471,25 @@ def score(pred: dict,           # a `prediction_file` dict
                              overlap=bool(ol <= ph and oh >= pl) if p['value'] is not None and not np.isnan(ol) else pd.NA,
                              verdict=vd))
     return pd.DataFrame(rows).astype({'inside': 'boolean', 'overlap': 'boolean'})
+
+# %% ../nbs/07d_scaling.ipynb #8edd9926
+def compare_measures(a: pd.DataFrame, b: pd.DataFrame, # two rungs' `rung_measures`
+                     names=('a', 'b'),                 # how the verdicts name them
+                     quantities=None,                  # the quantities compared (None: every one both have)
+                    ) -> pd.DataFrame:
+    "Per (quantity, arm): each rung's value and interval, and whether the intervals are disjoint (which rung is higher)."
+    A, B, rows = a.set_index('qk_norm'), b.set_index('qk_norm'), []
+    for q in QUANTITIES if quantities is None else quantities:
+        v, lo, hi, c = COLS[q]
+        if v not in A.columns or v not in B.columns: continue
+        for arm in [x for x in A.index if x in B.index]:
+            (av, al, ah), (bv, bl, bh) = [(float(T.at[arm, v]), float(T.at[arm, lo]), float(T.at[arm, hi])) for T in (A, B)]
+            if any(np.isnan(x) for x in (al, ah, bl, bh)):  # the off row of a comparison, or a measure without an interval
+                if q in COMPARISONS and arm == OFF: continue
+                verdict = 'not compared: a rung has no interval'
+            elif bl > ah or al > bh: verdict = f"{names[1]} {'higher' if bl > ah else 'lower'}"
+            else: verdict = 'not resolved: the intervals overlap'
+            rows.append(dict(quantity=q, arm=arm, **{names[0]: av, f'{names[0]}_lo': al, f'{names[0]}_hi': ah,
+                                                     names[1]: bv, f'{names[1]}_lo': bl, f'{names[1]}_hi': bh},
+                             flags=' / '.join(str(T.at[arm, c]) or '-' for T in (A, B)) if c else '', verdict=verdict))
+    return pd.DataFrame(rows)
