@@ -81,6 +81,11 @@ def _failure(df, arms, alpha, useful=None, name='failure'):
         out[a] = {f'{name}_lr': v, f'{name}_lo': lo, f'{name}_hi': hi, f'{name}_censored': cens, f'{name}_fit': f['fit']}
     return out
 
+def _useful(df, arms, alpha):
+    "Per arm: the not-useful edge above the arm's optimum (below it a short run is undertrained, not unstable: no edge there)."
+    opt = optimal_lr(df).set_index('qk_norm')['lr_star']
+    return _failure(df[df['lr'].astype(float) >= df['qk_norm'].map(opt)], arms, alpha, USEFUL, 'useful')
+
 def _fit_hi(df, arm, f, alpha, useful=None):
     "The fit's upper bound at level 1 - `alpha`, for an arm no grid LR fails at every seed (refitted only when alpha is not 0.05)."
     if alpha == 0.05: return f['lr50_hi']
@@ -171,7 +176,7 @@ SCALE_QUANTITIES = (  # adding a measure to the ladder is one entry here (and it
              lambda d, a, al, lv: _opt_gap(d, a[1:], al), comparison=True, seed_mean=('opt_gap_se', 'opt_gap_n'), log_y=False),
     # the second failure notion (methods page): a run fails once it diverges or ends more than USEFUL nats above the rung's ℓ*
     Quantity('useful_lr', 'not-useful LR', ('useful_lr', 'useful_lo', 'useful_hi', 'useful_censored'),
-             lambda d, a, al, lv: _failure(d, a, al, USEFUL, 'useful'), bracketed=True),
+             lambda d, a, al, lv: _useful(d, a, al), bracketed=True),
 )
 # The views the functions and the page read, all from the table (their order is the table's: the bootstrap's draws rely on it)
 QUANTITIES = tuple(q.name for q in SCALE_QUANTITIES)
@@ -472,7 +477,7 @@ def score(pred: dict,           # a `prediction_file` dict
                              verdict=vd))
     return pd.DataFrame(rows).astype({'inside': 'boolean', 'overlap': 'boolean'})
 
-# %% ../nbs/07d_scaling.ipynb #8edd9926
+# %% ../nbs/07d_scaling.ipynb #46d8e984
 def compare_measures(a: pd.DataFrame, b: pd.DataFrame, # two rungs' `rung_measures`
                      names=('a', 'b'),                 # how the verdicts name them
                      quantities=None,                  # the quantities compared (None: every one both have)
