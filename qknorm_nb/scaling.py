@@ -477,7 +477,7 @@ def score(pred: dict,           # a `prediction_file` dict
                              verdict=vd))
     return pd.DataFrame(rows).astype({'inside': 'boolean', 'overlap': 'boolean'})
 
-# %% ../nbs/07d_scaling.ipynb #46d8e984
+# %% ../nbs/07d_scaling.ipynb #ec4e1e0b
 def compare_measures(a: pd.DataFrame, b: pd.DataFrame, # two rungs' `rung_measures`
                      names=('a', 'b'),                 # how the verdicts name them
                      quantities=None,                  # the quantities compared (None: every one both have)
