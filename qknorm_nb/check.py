@@ -18,11 +18,12 @@ from .study import FIELD_TYPES, StudyLoader, load_study, fmt_sci
 from .sweep import run_study, collect_results
 from .metrics import OFF, failed
 from .verdicts import failure_lr
+from .scaling import COLS, COMPARISONS, Q_WORDS, rung_measures
 
 # %% auto #0
 __all__ = ['KIND', 'RECORD_KIND', 'AXES', 'VERDICTS', 'SCORE_COLUMNS', 'PredictionError', 'when', 'validate_prediction',
-           'load_prediction', 'arm_lrs', 'target_config', 'check_spec', 'check_scale', 'score_check', 'blind_note',
-           'check_name', 'run_check', 'parse_sets', 'add_check_args', 'format_check', 'check_main']
+           'load_prediction', 'arm_lrs', 'target_config', 'check_spec', 'check_scale', 'score_check', 'score_measures',
+           'blind_note', 'check_name', 'run_check', 'parse_sets', 'add_check_args', 'format_check', 'check_main']
 
 # %% ../nbs/06f_check.ipynb #c95dc229
 KIND = 'qknorm-nb prediction'
@@ -81,6 +82,14 @@ def validate_prediction(pred: dict, # the parsed prediction file
             _fail(f"check.lrs.{arm}={v!r} must be a list of positive numbers")
     for arm, q in fl.items():
         if q['value'] is not None and not lrs.get(arm): _fail(f"check.lrs.{arm} is missing or empty, but the prediction gives {arm} a failure LR")
+    ck = pred['check']
+    seeds = ck.get('seeds', [0])
+    if not (isinstance(seeds, list) and seeds and all(type(s) is int and s >= 0 for s in seeds) and len(set(seeds)) == len(seeds)):
+        _fail(f"check.seeds={seeds!r} must be a list of distinct ints >= 0, e.g. [0, 1]")
+    if not isinstance(ck.get('own_lrs', False), bool): _fail(f"check.own_lrs={ck['own_lrs']!r} must be true or false")
+    for q in ck.get('quantities', ['failure_lr']):
+        if q not in COLS: _fail(f"check.quantities: {q!r} is not a scale quantity ({', '.join(COLS)})")
+        if q not in pred['quantities']: _fail(f"check.quantities: {q!r} has no prediction in quantities")
     if all(q['value'] is None for q in fl.values()):
         _fail("quantities.failure_lr: every arm's value is null (censored), so the prediction names no LR to check")
     return pred
@@ -130,7 +139,7 @@ def check_spec(pred: dict, # a validated prediction
                name: str = 'fullscale-check', # the study's name: its folder under the runs dir
                cohort: bool = False, # train each arm's LRs as one batched cohort (nbs/11_cohort.ipynb): faster on a GPU
               ) -> dict:
-    "The study spec of the check: the target's preset and fields (+ `overrides`, `tokens`), both arms × the union of the arms' LRs, seed 0."
+    "The study spec of the check: the target's preset and fields (+ `overrides`, `tokens`), both arms × the union of the arms' LRs (or each its own: `check.own_lrs`) × `check.seeds` (default seed 0)."
     validate_prediction(pred)
     over = dict(overrides or {})
     for where, d in (('target.fixed', pred['target'].get('fixed') or {}), ('overrides', over)):
@@ -147,9 +156,11 @@ def check_spec(pred: dict, # a validated prediction
     n = _steps(preset, fixed)
     if n != tgt.max_iters and 'warmup_iters' not in over:  # the same warmup fraction as the predicted run
         fixed['warmup_iters'] = min(n, round(tgt.warmup_iters * n / tgt.max_iters))
-    lrs = arm_lrs(pred)
+    lrs, ck = arm_lrs(pred), pred['check']
     spec = dict(name=name, preset=preset, fixed=fixed,
-                axes=dict(qk_norm=list(lrs), lr=sorted({x for v in lrs.values() for x in v}), seed=[0]), retries=1)
+                axes=dict(qk_norm=list(lrs), lr=sorted({x for v in lrs.values() for x in v}), seed=list(ck.get('seeds', [0]))), retries=1)
+    if ck.get('own_lrs') and len({tuple(v) for v in lrs.values()}) > 1:  # each arm at its own LRs only: a sparse grid
+        spec['only'] = [dict(qk_norm=a, lr=v) for a, v in lrs.items()]
     return spec | (dict(cohort=['lr']) if cohort else {})
 
 # %% ../nbs/06f_check.ipynb #5dca4ac7
@@ -248,6 +259,39 @@ def score_check(pred: dict, # the prediction
         out[c] = pd.Series([r[c] for r in rows], index=out.index, dtype=object)
     return out
 
+# %% ../nbs/06f_check.ipynb #9eaa4ae9
+def _measure_verdict(what: str, iv, lo: float, hi: float) -> tuple[str, str]:
+    "(verdict, what it tells) for an observed interval [lo, hi] of `what` (lo 0: below the checked LRs, hi inf: above) against `iv`."
+    if not (lo == lo and hi == hi): return 'inconclusive: no data', f"{what}: not resolved by the finished cells"
+    obs = f"{what} in [{_g(lo)}, {_g(hi)}]" if lo > 0 and hi < math.inf else \
+          f"{what} above {_g(lo)} (a lower bound)" if hi == math.inf else f"{what} at or below {_g(hi)} (an upper bound)"
+    if iv is None: return 'not predicted', obs
+    pi = f"the predicted [{_g(iv[0])}, {_g(iv[1])}]"
+    if hi < iv[0]: return 'refuted: lower', f"{obs}: below {pi}"
+    if lo > iv[1]: return 'refuted: higher', f"{obs}: above {pi}"
+    if hi == math.inf or lo == 0: return 'inconclusive: not reached on the checked LRs', f"{obs}: part of {pi} is still possible"
+    return 'confirmed', f"{obs}: overlaps {pi}"
+
+def score_measures(pred: dict, # the prediction
+                   df: pd.DataFrame, # the check's results table (`collect_results`)
+                   quantities=None, # the measures scored (None: `check.quantities`, default failure_lr)
+                  ) -> pd.DataFrame:
+    "Per (quantity, arm): the predicted interval, the one the check's cells resolve (`rung_measures`), and a verdict in words."
+    qs = list(quantities or pred['check'].get('quantities') or ['failure_lr'])
+    ok = df[df['status'] != 'failed']
+    ons = [a for a in pred['quantities']['failure_lr'] if a != OFF]
+    m = rung_measures(ok, ons, quantities=qs).set_index('qk_norm') if len(ok) else pd.DataFrame()
+    rows = []
+    for q in qs:
+        v, lo, hi, c = COLS[q]
+        for a, p in pred['quantities'].get(q, {}).items():
+            o = m.loc[a] if a in m.index else None
+            ov, ol, oh = (float(o[v]), float(o[lo]), float(o[hi])) if o is not None else (np.nan,) * 3
+            verdict, tells = _measure_verdict(Q_WORDS[q], _interval(p) if p.get('value') is not None else None, ol, oh)
+            rows.append(dict(quantity=q, qk_norm=a, pred_value=p.get('value'), pred_lo=p.get('lo'), pred_hi=p.get('hi'),
+                             obs=ov, obs_lo=ol, obs_hi=oh, flag=(o[c] if o is not None and c else ''), verdict=verdict, tells=tells))
+    return pd.DataFrame(rows)
+
 # %% ../nbs/06f_check.ipynb #97679d24
 def blind_note(after: bool, # the check started after the prediction's made_at
                early: list, # the cells that ended before made_at
@@ -312,7 +356,8 @@ def run_check(pred_path, # the prediction file (JSON)
                           note=blind_note(after, early)),
                scale=scale, lrs=arm_lrs(pred), study=dict(name=st.name, dir=str(res.study_dir), spec=spec, states=res.states,
                                                           complete=res.complete, cells_ended=ended),
-               results=_rows(df), score=_rows(score_check(pred, df)) if len(df) else [])
+               results=_rows(df), score=_rows(score_check(pred, df)) if len(df) else [],
+               measures=_rows(score_measures(pred, df)) if len(df) and pred['check'].get('quantities') else [])
     path = res.study_dir/'check.json'
     rec['record'] = str(path)
     write_json(path, rec)
@@ -365,6 +410,9 @@ def format_check(rec: dict) -> str:
             lines.append(f"{'':<10} QK-norm edge vs {OFF}: predicted {r['edge_predicted']}, observed {r['edge_observed'] or '-'}"
                          + ('' if r['edge_as_predicted'] is None else ': as predicted' if r['edge_as_predicted'] else ': NOT as predicted'))
         if r['note']: lines.append(f"{'':<10} note: {r['note']}")
+    for r in rec.get('measures') or []:  # every measure the prediction names for its check (`score_measures`)
+        pr, ob = (f"{g(r['pred_value'])} [{g(r['pred_lo'])}, {g(r['pred_hi'])}]", f"[{g(r['obs_lo'])}, {g(r['obs_hi'])}]")
+        lines.append(f"{r['quantity']:<10} {r['qk_norm']:<10} predicted {pr:<22} observed {ob:<18} {r['verdict']}")
     lines += [f"scale: {rec['scale']['note']}", f"blind: {rec['blind']['note']}"]
     return '\n'.join(lines)
 

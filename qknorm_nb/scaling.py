@@ -17,9 +17,9 @@ from .files import json_safe, now
 
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
-           'Q_WORDS', 'METHOD', 'synthetic_rung', 'synthetic_failure_lr', 'Quantity', 'rung_measures', 'split_seeds',
-           'resample_seeds', 'draw_measures', 'fit_trend', 'predict', 'check_lrs', 'prediction_file', 'score',
-           'compare_measures']
+           'Q_WORDS', 'FLOORS', 'METHOD', 'TRANSFER_METHOD', 'synthetic_rung', 'synthetic_failure_lr', 'Quantity',
+           'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'fit_trend', 'predict', 'check_lrs',
+           'prediction_file', 'score', 'compare_measures', 'transfer', 'transfer_file']
 
 # %% ../nbs/07d_scaling.ipynb #85382de8
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
@@ -160,6 +160,7 @@ class Quantity:
     comparison: bool = False      # off vs on: on the variant rows only
     seed_mean: tuple|None = None  # a mean over seeds: its (se, n) columns; a replicate draws from its t distribution
     log_y: bool = True            # fitted in log10(y)
+    floor: float|None = None      # the least value it can take: a prediction is cut there (LR sensitivity cannot be negative)
 
 SCALE_QUANTITIES = (  # adding a measure to the ladder is one entry here (and its test)
     Quantity('failure_lr', 'failure LR', ('failure_lr', 'failure_lo', 'failure_hi', 'failure_censored'),
@@ -167,7 +168,7 @@ SCALE_QUANTITIES = (  # adding a measure to the ladder is one entry here (and it
     Quantity('lr_star', 'optimal LR', ('lr_star', 'lr_star_lo', 'lr_star_hi', 'lr_star_censored'),
              lambda d, a, al, lv: _lr_star(d, a), bracketed=True),
     Quantity('lr_sens', 'LR sensitivity', ('lr_sens', 'lr_sens_lo', 'lr_sens_hi', None),
-             lambda d, a, al, lv: _lr_sens(d, a, al), seed_mean=('lr_sens_se', 'lr_sens_n'), log_y=False),
+             lambda d, a, al, lv: _lr_sens(d, a, al), seed_mean=('lr_sens_se', 'lr_sens_n'), log_y=False, floor=0.0),
     Quantity('logit_lr', 'attention-logit LR', ('logit_lr', 'logit_lo', 'logit_hi', 'logit_censored'),
              lambda d, a, al, lv: _logit(d, a, lv), bracketed=True),
     Quantity('necessity', 'necessity threshold', ('necessity', 'necessity_lo', 'necessity_hi', 'necessity_censored'),
@@ -186,6 +187,7 @@ COMPARISONS = tuple(q.name for q in SCALE_QUANTITIES if q.comparison)
 SEED_MEANS = {q.name: q.seed_mean for q in SCALE_QUANTITIES if q.seed_mean}
 LOG_Y = {q.name: q.log_y for q in SCALE_QUANTITIES}
 Q_WORDS = {q.name: q.words for q in SCALE_QUANTITIES}
+FLOORS = {q.name: q.floor for q in SCALE_QUANTITIES if q.floor is not None}
 
 def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_layer)
                   on='layernorm',           # the QK-norm variant(s) compared with 'none' (a list, or None: every variant)
@@ -277,14 +279,14 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
 # %% ../nbs/07d_scaling.ipynb #89ef5813
 _fmt = fmt_num  # the verdicts' formatter (metrics)
 
-def _why_censored(q, arm, row, name, x):
+def _why_censored(q, arm, row, name, x=None):
     "Words for a rung whose point value of `q` is missing."
     v, lo, hi, c = COLS[q]
     flag = row.get(c, '') if c else ''
     what = {'above': f"censored above (not reached on the grid: only known to be above {_fmt(row[lo])})",
             'below': f"censored below (reached at the grid's lowest LR: only known to be below {_fmt(row[hi])})",
             'no data': "without data"}.get(flag, f"NaN{f' ({flag})' if flag else ''}")
-    return f"rung {name} (x={x:.4g}): {q} of {arm!r} is {what}"
+    return f"rung {name}{'' if x is None else f' (x={x:.4g})'}: {q} of {arm!r} is {what}"
 
 def _line(lx, ys):
     "Least-squares intercept and slope of ys (..., n_rungs) on lx (n_rungs,)."
@@ -395,19 +397,32 @@ def predict(trend: dict,         # `fit_trend` output
     lo, hi = np.percentile(p, [50 * (1 - level), 50 * (1 + level)])
     note = [trend['note']] if trend['note'] else []
     if ext > 0: note.append(f"extrapolates {ext:.2f} decades beyond the rungs, where the line itself is an assumption")
-    return {**out, 'value': float(back(trend['intercept'] + trend['slope'] * lx)), 'lo': float(back(lo)),
-            'hi': float(back(hi)), 'note': '; '.join(note)}
+    v, lo, hi = _cut(trend['quantity'], float(back(trend['intercept'] + trend['slope'] * lx)), float(back(lo)), float(back(hi)), note)
+    return {**out, 'value': v, 'lo': lo, 'hi': hi, 'note': '; '.join(note)}
+
+def _cut(quantity, v, lo, hi, note):
+    "(v, lo, hi) kept at or above the quantity's floor (`FLOORS`), saying so in `note` (a list) when it cuts."
+    f = FLOORS.get(quantity)
+    if f is None or not np.isfinite(lo) or lo >= f: return v, lo, hi
+    note.append(f"cut at {f:g}, the least value {Q_WORDS[quantity]} can take (the line gave {_fmt(v)} [{_fmt(lo)}, {_fmt(hi)}])")
+    return max(v, f), f, max(hi, f)
 
 # %% ../nbs/07d_scaling.ipynb #04dbb817
 def _num(x): return float(x) if x is not None and np.isfinite(x) else None
 
-def check_lrs(pred: dict,              # a `prediction_file` dict
+def check_lrs(pred: dict,              # a prediction dict (`prediction_file`, `transfer_file`)
               step: float = 10 ** 0.5, # the factor between the check's LRs
+              quantities=('failure_lr',), # the predicted LRs the check brackets; a comparison's LRs go to every arm
              ) -> dict:
-    "Per arm: the predicted failure LR and one `step` either side, to 3 significant digits (empty where none is predicted)."
+    "Per arm: each predicted LR of `quantities` and one `step` either side, to 3 significant digits, sorted (empty where none is predicted)."
     r3 = lambda v: float(f'{v:.3g}')
-    return {a: [r3(p['value'] / step), r3(p['value']), r3(p['value'] * step)] if p.get('value') is not None else []
-            for a, p in pred['quantities'].get('failure_lr', {}).items()}
+    arms = list(pred['quantities'].get('failure_lr', {}))
+    out = {a: set() for a in arms}
+    for q in quantities:
+        for a, p in pred['quantities'].get(q, {}).items():
+            if p.get('value') is None: continue
+            for b in (arms if q in COMPARISONS else [a]): out.setdefault(b, set()).update(r3(p['value'] * step ** k) for k in (-1, 0, 1))
+    return {a: sorted(v) for a, v in out.items()}
 
 METHOD = ("log-log least squares (y against log10 x for lr_sens and opt_gap) through the rungs' measures, "
           "with a band from {n} bootstrap replicates that resample seeds (arms paired), draw each grid-bracketed "
@@ -498,3 +513,85 @@ def compare_measures(a: pd.DataFrame, b: pd.DataFrame, # two rungs' `rung_measur
                                                      names[1]: bv, f'{names[1]}_lo': bl, f'{names[1]}_hi': bh},
                              flags=' / '.join(str(T.at[arm, c]) or '-' for T in (A, B)) if c else '', verdict=verdict))
     return pd.DataFrame(rows)
+
+# %% ../nbs/07d_scaling.ipynb #aee0f6c7
+TRANSFER_METHOD = ("the base rung's measure moved by the axis rungs' ratio (difference for lr_sens and opt_gap), with an "
+                   "interval from {n} bootstrap replicates of each of the three rungs (seeds resampled, arms paired, each "
+                   "grid-bracketed quantity drawn log-uniformly inside its bracket and each mean over seeds from its t distribution)")
+
+def transfer(base: pd.DataFrame,      # results of the shape predicted, at the axis's start
+             start: pd.DataFrame,     # results of the axis's shape at the same place (e.g. the same steps) as `base`
+             end: pd.DataFrame,       # results of the axis's shape where the prediction is for
+             quantity: str,           # one of QUANTITIES
+             arm: str,                # the qk_norm arm
+             n_boot: int = 1000,      # bootstrap replicates
+             seed: int = 0,           # RNG seed
+             names=('base', 'start', 'end'), # the three rungs' names, for the notes
+             on=None,                 # the variant(s) each rung compares (None: `arm`, or every variant for the off arm)
+             alpha: float = 0.05,     # as in `rung_measures`
+             logit_level: float = 1e4, # as in `rung_measures`
+             level: float = 0.95,     # the interval's level
+             caches: list|None = None, # one memo dict per table, shared by calls on the same three tables
+            ) -> dict:
+    "`base`'s measure moved by what the axis did on another shape, y_base·y_end/y_start (log quantities) or y_base + y_end − y_start, with its interval."
+    if quantity not in QUANTITIES: raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
+    if quantity in COMPARISONS and arm == OFF: raise ValueError(f"{quantity} compares the arms: give a variant as arm, not {OFF!r}")
+    tables, names, log_y = [base, start, end], list(names), LOG_Y[quantity]
+    on = (arm if arm != OFF else None) if on is None else on
+    qs, caches = (quantity,), caches if caches is not None else [{} for _ in tables]
+    v = COLS[quantity][0]
+    pts = []
+    for t, c in zip(tables, caches):
+        key = ('point', tuple(_rung_arms(t, on)), qs, alpha, logit_level)
+        if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
+        pts.append(c[key].set_index('qk_norm').loc[arm])
+    out = dict(quantity=quantity, arm=arm, names=names, log_y=log_y, at_rungs=[float(p[v]) for p in pts],
+               value=np.nan, lo=np.nan, hi=np.nan, shift=np.nan, shift_lo=np.nan, shift_hi=np.nan, n_boot=n_boot, n_boot_used=0)
+    fwd, back = (np.log10, lambda z: 10 ** z) if log_y else ((lambda y: y), (lambda z: z))
+    for p, n in zip(pts, names):
+        if not np.isfinite(p[v]): return {**out, 'note': f"not predicted: {_why_censored(quantity, arm, p, n)}"}
+        if log_y and p[v] <= 0: return {**out, 'note': f"not predicted: rung {n}: {quantity} of {arm!r} is {p[v]:.3g} <= 0, which has no log"}
+    y = fwd(np.array(out['at_rungs']))
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ys = fwd(_boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs))  # (n_boot, 3)
+    ok, note = np.isfinite(ys).all(1), []
+    if not ok.all():
+        w = int(np.argmax((~np.isfinite(ys)).sum(0)))
+        msg = f"{int((~ok).sum())} of {n_boot} replicates lack a value at some rung (most often {names[w]})"
+        if ok.sum() < n_boot / 2: return {**out, 'note': f"not predicted: {msg}: the interval would describe a minority of the replicates"}
+        note.append(msg + "; they are left out, so the interval is conditional on the rest")
+    d, s = ys[ok, 0] + ys[ok, 2] - ys[ok, 1], ys[ok, 2] - ys[ok, 1]  # (n_used,) the moved measure and the axis's shift
+    q = [50 * (1 - level), 50 * (1 + level)]
+    (lo, hi), (slo, shi) = np.percentile(d, q), np.percentile(s, q)
+    val, lo, hi = _cut(quantity, float(back(y[0] + y[2] - y[1])), float(back(lo)), float(back(hi)), note)
+    return {**out, 'value': val, 'lo': lo, 'hi': hi, 'shift': float(back(y[2] - y[1])), 'shift_lo': float(back(slo)),
+            'shift_hi': float(back(shi)), 'n_boot_used': int(ok.sum()), 'note': '; '.join(note)}
+
+# %% ../nbs/07d_scaling.ipynb #adceb4fb
+def transfer_file(target: dict,            # the run predicted: name, x, x_name, preset, fixed, ...
+                  base, start, end,        # (name, results table) of the three rungs, as in `transfer`
+                  arms=(OFF, 'layernorm'), # the arms predicted; the variants among them get the comparisons
+                  quantities=QUANTITIES,   # the quantities predicted
+                  n_boot: int = 1000, seed: int = 0, level: float = 0.95, # as in `transfer`
+                  step: float = 10 ** 0.5, # the check's LR step
+                  check=('failure_lr',),   # the quantities whose predicted LRs the check brackets (`check_lrs`)
+                  seeds=(0,),              # the check's seeds
+                  own_lrs: bool = True,    # each arm checked at its own LRs only (its edges and the comparisons'), not the union
+                 ) -> dict:
+    "A prediction file from `transfer`: per quantity and arm, value, interval, the three rungs' values, the axis's shift, and the check's LRs and seeds."
+    (nb, tb), (ns, ts), (ne, te) = base, start, end
+    ons, caches, qs = [a for a in arms if a != OFF], [{} for _ in range(3)], {}
+    for q in quantities:
+        for a in arms:
+            if q in COMPARISONS and a == OFF: continue
+            m = transfer(tb, ts, te, q, a, n_boot, seed, (nb, ns, ne), ons, level=level, caches=caches)
+            qs.setdefault(q, {})[a] = {**{k: _num(m[k]) for k in ('value', 'lo', 'hi', 'shift', 'shift_lo', 'shift_hi')},
+                                       'n_rungs': 3, 'extrapolation_decades': 0.0, 'note': m['note'], 'trend': 'transfer',
+                                       'at_rungs': [_num(x) for x in m['at_rungs']]}
+    pred = {'kind': 'qknorm-nb prediction', 'made_at': now(), 'target': dict(target),
+            'basis': {'rungs': [dict(name=n, role=r) for n, r in ((nb, 'base'), (ns, 'start'), (ne, 'end'))],
+                      'method': TRANSFER_METHOD.format(n=n_boot), 'n_boot': n_boot, 'seed': seed, 'level': level},
+            'quantities': qs}
+    pred['check'] = {'step': round(step, 4), 'quantities': list(check), 'lrs': check_lrs(pred, step, check), 'seeds': list(seeds),
+                     'own_lrs': own_lrs}
+    return json_safe(pred)

@@ -29,7 +29,7 @@ class StudyError(ConfigError):
 class SweepError(RuntimeError):
     "A sweep cannot start or go on, e.g. the training notebook is missing; the message says why."
 
-STUDY_KEYS = ('name', 'preset', 'fixed', 'axes', 'retries', 'executor', 'slurm', 'cohort', 'data_files', 'refine')
+STUDY_KEYS = ('name', 'preset', 'fixed', 'axes', 'only', 'retries', 'executor', 'slurm', 'cohort', 'data_files', 'refine')
 EXECUTOR_KEYS = ('kind', 'workers', 'threads', 'gpus')
 EXECUTORS = ('local', 'slurm')
 SLURM_KEYS = ('partition', 'account', 'qos', 'gpus_per_node', 'cpus_per_task', 'mem_gb', 'timeout_min',
@@ -132,6 +132,7 @@ class Study:
     data_files: list = field(default_factory=list)
     refine: dict|None = None  # the checked `refine:` block (qknorm_nb.refine): more cells, round after round, where the edges are
     source: str = field(default='', compare=False)  # the YAML file or 'preset <name>: <file>'
+    only: list|None = None  # the checked `only:` entries ({axis: [values]}), or None: the whole grid
     cells: list = field(default_factory=list, compare=False, repr=False)
 
     def to_dict(self) -> dict:
@@ -237,6 +238,25 @@ def grid_settings(axes: dict) -> list[dict]:
     "Every combination of the axis values, in grid order (the last axis varies fastest)."
     return [dict(zip(axes, combo)) for combo in itertools.product(*axes.values())]
 
+def _only(v, axes: dict) -> list|None:
+    "The checked `only:` entries, each {axis: [values on that axis]}, or None (the whole grid)."
+    if v is None: return None
+    if not isinstance(v, list) or not v or not all(isinstance(e, dict) and e for e in v):
+        raise StudyError(f"only={v!r} must be a non-empty list of mappings from axes to values, e.g. only: [{{qk_norm: none, lr: [0.1, 0.3]}}]")
+    out = []
+    for i, e in enumerate(v):
+        check_keys(f"only[{i}]", e, list(axes))
+        ent = {k: _axis(k, x) for k, x in e.items()}
+        for k, vs in ent.items():
+            bad = [x for x in vs if x not in axes[k]]
+            if bad: raise StudyError(f"only[{i}]: {k}={bad[0]!r} is not on the axis {k} ({', '.join(map(repr, axes[k]))})")
+        out.append(ent)
+    return out
+
+def _kept(s: dict, only) -> bool:
+    "Whether grid settings `s` match an `only:` entry (every entry's axes hold `s`'s values); True without `only`."
+    return only is None or any(all(s[k] in vs for k, vs in e.items()) for e in only)
+
 # %% ../nbs/06_study.ipynb #aa886bfc
 def _refine(v):
     "The checked `refine:` block, or None: the planner's own check (`qknorm_nb.refine.check_refine`), as a StudyError."
@@ -270,14 +290,15 @@ def check_study(spec: dict, # the parsed study file or preset
     retries = spec.get('retries', 1)
     if not is_int(retries) or retries < 0: raise StudyError(f"retries={retries!r} must be an int >= 0")
     cohort = _cohort(spec.get('cohort'), axes)
+    only = _only(spec.get('only'), axes)
     data_files = spec.get('data_files') or []
     if not isinstance(data_files, list) or not all(isinstance(p, str) for p in data_files):
         raise StudyError(f"data_files={data_files!r} must be a list of file paths")
     for p in data_files:
         if not Path(p).expanduser().is_file(): raise StudyError(f"data_files: {p!r} is not a file")
     st = Study(name, preset, fixed, axes, retries, _executor(spec.get('executor')), _slurm(spec.get('slurm')),
-               cohort, list(data_files), _refine(spec.get('refine')), source)
-    add_cells(st, grid_settings(axes))
+               cohort, list(data_files), _refine(spec.get('refine')), source, only=only)
+    add_cells(st, [s for s in grid_settings(axes) if _kept(s, only)])
     return st
 
 # %% ../nbs/06_study.ipynb #2bb5f544
