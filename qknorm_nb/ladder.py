@@ -21,7 +21,7 @@ from .metrics import WORTSMAN_LRS
 __all__ = ['LADDER_KEYS', 'SCALE_KEYS', 'TARGET_KEYS', 'XS', 'BOOKKEEPING', 'LadderError', 'rung_x', 'Rung', 'Ladder',
            'check_ladder', 'load_ladder', 'rung_refine', 'rung_spec', 'seeded_lrs', 'source_table', 'ladder_dir',
            'prediction_path', 'target_path', 'rung_table', 'rung_complete', 'predict_rung', 'predict_target',
-           'started_lrs', 'rung_lrs', 'run_ladder', 'plan_ladder']
+           'moved_config', 'predict_moved', 'started_lrs', 'rung_lrs', 'run_ladder', 'plan_ladder']
 
 # %% ../nbs/06e_ladder.ipynb #f0da8df2
 LADDER_KEYS = ('name', 'arms', 'seeds', 'lrs', 'keep', 'retries', 'refine', 'executor', 'slurm', 'scales', 'target')
@@ -320,6 +320,53 @@ def predict_target(ld: Ladder, runs_dir='runs', n_boot: int = 1000) -> dict|None
                   differs_from_rungs=_differs(ld, t['scale'], t['config'], rungs[-1]))
     pred = prediction_file(target, [b.x for b in rungs], [rung_table(ld, b, runs_dir) for b in rungs], t['x'],
                            arms=tuple(ld.arms), n_boot=n_boot, basis_names=[b.id for b in rungs])
+    write_json(p, pred)
+    return pred
+
+# %% ../nbs/06e_ladder.ipynb #7d1ef00e
+def _along(ld: Ladder, axis: str) -> set:
+    "The fields the rungs of `axis` vary (the axis itself)."
+    shapes = [_shape(b.config.to_dict()) for b in ld.rungs(axis)]
+    return {k for k in shapes[0] if any(s.get(k) != shapes[0][k] for s in shapes)}
+
+def moved_config(base: tuple, start: tuple, end: tuple) -> tuple[str|None, dict, dict]:
+    "(preset, fixed, base_vs_start) of `base`'s shape at `end`'s place; each argument is (Ladder, rung id)."
+    (lb, B), (ls, S), (le, E) = [(l, l.rung(r)) for l, r in (base, start, end)]
+    b, s, e = (_shape(X.config.to_dict()) for X in (B, S, E))
+    along = _along(le, E.axis) | {k for k in set(s) | set(e) if s.get(k) != e.get(k)}  # what the move moves: start to end
+    shape = {k: b[k] for k in sorted(b) if b[k] != s.get(k) and k not in along and k not in BOOKKEEPING}
+    base_vs_start = {k: [b[k], s.get(k)] for k in sorted(b) if b[k] != s.get(k) and k in along and k not in BOOKKEEPING}
+    return le.scales[E.axis]['preset'], dict(le.scales[E.axis]['fixed']) | E.settings | shape, base_vs_start
+
+def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) each: as in `scaling.transfer`
+                  path,                     # the prediction file to write (read back when it exists)
+                  name: str,                # the target's name (the check's study is named after it)
+                  runs_dir='runs',
+                  target: dict|None = None, # another run to predict (name, preset, fixed, x, x_name); None: the moved config
+                  n_boot: int = 1000,
+                  check=('failure_lr', 'useful_lr', 'necessity'), # the measures the check brackets
+                  seeds=(0,),               # the check's seeds
+                 ) -> dict:
+    "The prediction for `base`'s shape at `end`'s place on `end`'s axis, from three complete rungs: read back when on file, else made and written."
+    p = Path(path)
+    if p.exists(): return read_json(p)
+    for l, r in (base, start, end):
+        if not rung_complete(l, l.rung(r), runs_dir): raise LadderError(f"rung {r} of ladder {l.name} must be complete before a prediction moves it")
+    from qknorm_nb.scaling import transfer_file
+    preset, fixed, bvs = moved_config(base, start, end)
+    (le, E) = end[0], end[0].rung(end[1])
+    moved = make_config(preset, **fixed)
+    t = dict(name=name, x=rung_x(moved, le.scales[E.axis]['x']), x_name=le.scales[E.axis]['x'], preset=preset, fixed=fixed)
+    if target is not None:
+        tc = make_config(target['preset'], **(target.get('fixed') or {}))
+        a, b = _shape(moved.to_dict()), _shape(tc.to_dict())
+        diff = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if k not in BOOKKEEPING and a.get(k) != b.get(k)}
+        t = dict(target, x=float(target.get('x', rung_x(tc, le.scales[E.axis]['x']))), x_name=target.get('x_name', t['x_name']),
+                 differs_from_rungs=diff, moved=t)
+    tables = [rung_table(l, l.rung(r), runs_dir) for l, r in (base, start, end)]
+    pred = transfer_file(dict(t, base_vs_start=bvs), *[(r, tb) for (_, r), tb in zip((base, start, end), tables)],
+                         arms=tuple(le.arms), n_boot=n_boot, check=check, seeds=seeds)
+    p.parent.mkdir(parents=True, exist_ok=True)
     write_json(p, pred)
     return pred
 
