@@ -413,15 +413,17 @@ def _num(x): return float(x) if x is not None and np.isfinite(x) else None
 def check_lrs(pred: dict,              # a prediction dict (`prediction_file`, `transfer_file`)
               step: float = 10 ** 0.5, # the factor between the check's LRs
               quantities=('failure_lr',), # the predicted LRs the check brackets; a comparison's LRs go to every arm
+              per_decade: int|None = None, # snap each predicted LR to a log grid of this many points a decade first (arms then share LRs)
              ) -> dict:
     "Per arm: each predicted LR of `quantities` and one `step` either side, to 3 significant digits, sorted (empty where none is predicted)."
-    r3 = lambda v: float(f'{v:.3g}')
+    snap = (lambda v: 10 ** (round(math.log10(v) * per_decade) / per_decade)) if per_decade else (lambda v: v)
+    r3 = lambda v: float(f'{snap(v):.3g}')
     arms = list(pred['quantities'].get('failure_lr', {}))
     out = {a: set() for a in arms}
     for q in quantities:
         for a, p in pred['quantities'].get(q, {}).items():
             if p.get('value') is None: continue
-            for b in (arms if q in COMPARISONS else [a]): out.setdefault(b, set()).update(r3(p['value'] * step ** k) for k in (-1, 0, 1))
+            for b in (arms if q in COMPARISONS else [a]): out.setdefault(b, set()).update(r3(snap(p['value']) * step ** k) for k in (-1, 0, 1))
     return {a: sorted(v) for a, v in out.items()}
 
 METHOD = ("log-log least squares (y against log10 x for lr_sens and opt_gap) through the rungs' measures, "
@@ -577,6 +579,7 @@ def transfer_file(target: dict,            # the run predicted: name, x, x_name,
                   check=('failure_lr',),   # the quantities whose predicted LRs the check brackets (`check_lrs`)
                   seeds=(0,),              # the check's seeds
                   own_lrs: bool = True,    # each arm checked at its own LRs only (its edges and the comparisons'), not the union
+                  per_decade: int|None = 4, # check LRs on the quarter-decade grid (`check_lrs`): arms share the LRs near both their edges
                  ) -> dict:
     "A prediction file from `transfer`: per quantity and arm, value, interval, the three rungs' values, the axis's shift, and the check's LRs and seeds."
     (nb, tb), (ns, ts), (ne, te) = base, start, end
@@ -592,6 +595,6 @@ def transfer_file(target: dict,            # the run predicted: name, x, x_name,
             'basis': {'rungs': [dict(name=n, role=r) for n, r in ((nb, 'base'), (ns, 'start'), (ne, 'end'))],
                       'method': TRANSFER_METHOD.format(n=n_boot), 'n_boot': n_boot, 'seed': seed, 'level': level},
             'quantities': qs}
-    pred['check'] = {'step': round(step, 4), 'quantities': list(check), 'lrs': check_lrs(pred, step, check), 'seeds': list(seeds),
-                     'own_lrs': own_lrs}
+    pred['check'] = {'step': round(step, 4), 'quantities': list(check), 'lrs': check_lrs(pred, step, check, per_decade),
+                     'per_decade': per_decade, 'seeds': list(seeds), 'own_lrs': own_lrs}
     return json_safe(pred)
