@@ -10,7 +10,7 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .arms import VARIANTS, variant, l2_gain_init  # the arms, declared once (00_arms)
+from .arms import VARIANTS, variant, l2_gain_init  # the arms, declared once (00a_arms)
 
 # %% auto #0
 __all__ = ['QKNorm', 'CausalSelfAttention', 'math_attention']
@@ -42,7 +42,7 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
         self.attn_dropout = nn.Dropout(config.dropout)
         self.resid_dropout = nn.Dropout(config.dropout)
-        arm = variant(config.qk_norm)  # what this arm normalises and learns (00_arms)
+        arm = variant(config.qk_norm)  # what this arm normalises and learns (00a_arms)
         self.normed, self.learned_scale = arm.norm is not None, arm.learned_scale is not None
         if self.normed:
             self.q_norm = QKNorm(config.qk_norm, self.head_dim)

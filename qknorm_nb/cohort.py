@@ -83,7 +83,7 @@ def _layer_norm(x, w, b=None, eps=1e-5):
     return y if b is None else y + _bshape(b, x)
 
 def _qk_norm(x, kind, w, eps=1e-6):
-    "attention.QKNorm for every member: x (K, B, nh, T, hs), w (K, hs) or None (the arm's own `norm`, 00_arms, with each member's gain)."
+    "attention.QKNorm for every member: x (K, B, nh, T, hs), w (K, hs) or None (the arm's own `norm`, 00a_arms, with each member's gain)."
     return variant(kind).norm(x, None if w is None else _bshape(w, x), eps)
 
 def _drop(x, cfg, training): return F.dropout(x, cfg.dropout, training) if cfg.dropout else x

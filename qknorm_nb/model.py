@@ -65,7 +65,7 @@ class GPTConfig:
     n_embd: int = 128
     dropout: float = 0.0
     bias: bool = False        # biases in Linears and LayerNorms (nanoGPT's default is False too)
-    qk_norm: str = 'none'     # the arm (00_arms)
+    qk_norm: str = 'none'     # the arm (00a_arms)
     attn_impl: str = 'sdpa'   # how attention is computed: the fused kernel or written out (same numbers to rounding)
 
     def __post_init__(self):

@@ -48,13 +48,13 @@ def plot_run(run_dir: str | Path, title: str | None = None):
     return fig
 
 # %% ../nbs/05a_plots.ipynb #39515297
-ARM_COLORS = {k: v.color for k, v in VARIANTS.items()}  # one per arm, from its entry in 00_arms
+ARM_COLORS = {k: v.color for k, v in VARIANTS.items()}  # one per arm, from its entry in 00a_arms
 
 def arm_color(qk_norm: str) -> str:
-    "The colour every page draws the arm `qk_norm` in (its entry's in 00_arms; grey for a value the table does not know)."
+    "The colour every page draws the arm `qk_norm` in (its entry's in 00a_arms; grey for a value the table does not know)."
     return VARIANTS[qk_norm].color if qk_norm in VARIANTS else 'tab:gray'
 
 def arm_label(qk_norm: str) -> str:
-    "How every page names the arm `qk_norm` in legends and tables (its entry's label in 00_arms)."
+    "How every page names the arm `qk_norm` in legends and tables (its entry's label in 00a_arms)."
     return VARIANTS[qk_norm].label if qk_norm in VARIANTS and VARIANTS[qk_norm].label else f'QK-norm {qk_norm}'
 

@@ -71,7 +71,7 @@ def output_stats(logits: torch.Tensor) -> dict:
 def qk_gains(model) -> dict:
     "Per-layer QK-norm gains: mean and max |scale| of the q and k norms, or the `l2` logit scale g; {} without QK-norm."
     attns = [b.attn for b in model.transformer.h]
-    arm = variant(attns[0].qk_norm)  # what the arm learns (00_arms): per-dimension gains, or a learnt logit scale
+    arm = variant(attns[0].qk_norm)  # what the arm learns (00a_arms): per-dimension gains, or a learnt logit scale
     if arm.gain:
         w = torch.stack([torch.stack([a.q_norm.weight, a.k_norm.weight]) for a in attns]).detach().float()  # (n_layer, 2, hs)
         mean, mx = w.mean(-1).cpu().tolist(), w.abs().amax(-1).cpu().tolist()

@@ -3,7 +3,7 @@
 # project step, fast settings, torch.compile, a 6-member cohort step; MFU against the measured bf16
 # and fp32 matmul peaks; peak memory; the projected time of the core matrix) and a short end-to-end
 # cohort of 7 cpu-preset learning rates against the same 7 runs one after another. A few minutes.
-# With --prediction, instead: the full-scale check of a scale-ladder prediction (nbs/06f_check.ipynb):
+# With --prediction, instead: the full-scale check of a scale-ladder prediction (nbs/07f_check.ipynb):
 # both arms at each arm's predicted failure LR and one grid step either side, scored against it.
 #
 #   bash scripts/gpu_check.sh [OUT.json]      # default bench/gpu-<date>.json; printed as well
