@@ -10,8 +10,9 @@ import datetime, hashlib, json, math, os, signal, socket, threading
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['fault_point', 'reset_fault_points', 'pid_alive', 'remove_stale_tmp', 'replace_atomically', 'atomic_write',
-           'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'read_json', 'read_jsonl', 'sha256', 'now']
+__all__ = ['COMPLETE', 'ENDED', 'fault_point', 'reset_fault_points', 'pid_alive', 'remove_stale_tmp', 'replace_atomically',
+           'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'read_json', 'load_json',
+           'read_jsonl', 'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #952a2569
 _fault_visits = {}
@@ -91,6 +92,14 @@ def write_json(path: Path, obj): atomic_write(path, json.dumps(json_safe(obj), i
 def write_jsonl(path: Path, rows: list): atomic_write(path, ''.join(json.dumps(json_safe(r)) + '\n' for r in rows))
 
 def read_json(path: Path): return json.loads(Path(path).read_text())
+
+def load_json(path):
+    "The content of a JSON file, or None when it is missing or not (yet) valid JSON: a run folder being written is read without a race."
+    try: return json.loads(Path(path).read_text())
+    except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError): return None
+
+COMPLETE = ('done', 'diverged')  # a run's statuses that end its cell for good: a diverged run is a result
+ENDED = (*COMPLETE, 'failed')    # a cell that will not run again (failed: its kernel or process did, `retries` times)
 
 def read_jsonl(path: Path) -> list:
     "The rows of a JSON-lines file; a torn last line (a writer killed mid-append) is skipped."

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numpy as np
 import pandas as pd
+from .files import ENDED  # run and cell statuses, declared once
 
 # %% auto #0
 __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
@@ -18,7 +19,7 @@ __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 
 
 # %% ../nbs/06_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
-STATUSES = ('done', 'diverged', 'failed')
+STATUSES = ENDED  # the statuses a results table may hold (00_files)
 REQUIRED = ('qk_norm', 'lr', 'n_layer', 'seed', 'status', 'l0', 'final_val_loss')
 BY = ('qk_norm', 'n_layer')  # one LR curve per arm and depth
 
@@ -100,9 +101,10 @@ def _runs(df, by=BY):
 
 def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value}
 
-def fmt_num(x) -> str:
-    "A number as the verdicts' and the scale page's sentences write it: 'inf', 'NaN' or 3 significant digits."
-    return 'inf' if x == np.inf else 'NaN' if x != x else f'{x:.3g}'
+def fmt_num(x, missing='NaN') -> str:
+    "A number as every sentence and table writes it: 3 significant digits, 'inf'/'-inf' for an open end, `missing` for None or NaN."
+    if x is None or x != x: return missing
+    return 'inf' if x == np.inf else '-inf' if x == -np.inf else f'{x:.3g}'
 
 def tidy_runs(df: pd.DataFrame, # study results table
               by=BY,            # grouping columns kept beside lr and seed

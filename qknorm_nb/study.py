@@ -16,10 +16,10 @@ from .config import (RunConfig, ConfigError, PRESETS, make_config, default_value
                               QK_NORMS, TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
 
 # %% auto #0
-__all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_TYPES', 'FIELD_CHOICES', 'COMPLETE',
-           'StudyError', 'SweepError', 'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names',
-           'logspace', 'fmt_sci', 'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study',
-           'StudyLoader', 'load_study', 'load_json', 'read_summary', 'cell_status', 'refined_settings', 'add_missing',
+__all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_TYPES', 'FIELD_CHOICES', 'StudyError',
+           'SweepError', 'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names', 'logspace',
+           'fmt_sci', 'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study',
+           'StudyLoader', 'load_study', 'read_summary', 'cell_status', 'refined_settings', 'add_missing',
            'with_refined', 'check_cell_folders']
 
 # %% ../nbs/07_study.ipynb #cc79b547
@@ -329,12 +329,7 @@ def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset nam
     raise StudyError(f"study {s!r} is neither a study file nor a preset ({', '.join(names)}){hint}")
 
 # %% ../nbs/07_study.ipynb #1d1a0cbc
-COMPLETE = ('done', 'diverged')  # statuses that end a cell for good
-
-def load_json(path):
-    "The content of a JSON file, or None when it is missing or not (yet) valid JSON."
-    try: return json.loads(Path(path).read_text())
-    except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError): return None
+from .files import COMPLETE, load_json  # the statuses and the race-free reader, declared once (00_files)
 
 def read_summary(cell_dir) -> dict|None:
     "The cell's summary.json as a dict, or None when there is none yet."
