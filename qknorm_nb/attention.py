@@ -10,7 +10,7 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .arms import VARIANTS, variant, l2_gain_init  # the arms, declared once (00a_arms)
+from .arms import variant  # the arms, declared once (00a_arms)
 
 # %% auto #0
 __all__ = ['QKNorm', 'CausalSelfAttention', 'math_attention']

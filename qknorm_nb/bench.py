@@ -40,7 +40,7 @@ def matmul_peak(device: str = 'cpu', dtype: str = 'float32', n: int = 1024, seco
     dt = dict(float32=torch.float32, bfloat16=torch.bfloat16)[dtype]
     a, b = torch.randn(n, n, device=device, dtype=dt), torch.randn(n, n, device=device, dtype=dt)
     a @ b; best, t_end = 0.0, time.perf_counter() + seconds
-    while time.perf_counter() < t_end:
+    while best == 0.0 or time.perf_counter() < t_end:  # at least one timing, however late the clock is read
         _sync(device); t = time.perf_counter()
         for _ in range(4): a @ b
         _sync(device); best = max(best, 4 * 2 * n ** 3 / (time.perf_counter() - t))
@@ -424,14 +424,24 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
         log(f"saved {out}")
     return res
 
+class _Absent:
+    "A field a results file lacks (saved before it was measured): prints as '–' in any format, and stays absent in arithmetic."
+    def __format__(self, spec): return '–'
+    def __mul__(self, other): return self
+    __rmul__ = __truediv__ = __rtruediv__ = __mul__
+
+class _Fields(dict):
+    "A section of saved results whose missing fields read as `_Absent`: one format for files of every age."
+    def __missing__(self, key): return _Absent()
+
 def format_results(res: dict) -> str:
     "The results as text: environment, the step table, sweep-level costs, then the ratios to baseline."
     import pandas as pd
+    res = {k: _Fields(v) if isinstance(v, dict) else v for k, v in res.items()}
     e, df = res['environment'], pd.DataFrame(res['steps'])
     lines = [f"{e['date']}  {e['device']}{' (' + e['gpu'] + ')' if e.get('gpu') else ''}  {e['cpu'] if 'cores' in e['cpu'] else str(e['cpu']) + ', ' + str(e['cores']) + ' cores'}, "
              f"{e['threads']} threads  torch {e['torch']}  qknorm {e['package']} {(e['git'] or {}).get('commit') or ''}"[:200]]
-    if 'fast_kind' in e:  # results saved before this was recorded have neither
-        lines.append(f"fast settings: {e['fast_kind']}" + (f" (bf16 matmuls {e['bf16_vs_fp32']:.2f}× fp32's here)" if 'bf16_vs_fp32' in e else ''))
+    lines.append(f"fast settings: {e['fast_kind']}" + (f" (bf16 matmuls {e['bf16_vs_fp32']:.2f}× fp32's here)" if 'bf16_vs_fp32' in e else ''))  # measured on CPUs only
     lines.append('')
     t = df.assign(tok_s=df.tokens_per_s.round(0).astype(int), mfu_pct=(100 * df.mfu).round(1),
                   peak_mb=df.peak_mb.map(lambda v: '-' if v is None or v != v else f"{v:.0f}"), warmup_s=df.warmup_s.round(1))
@@ -441,14 +451,13 @@ def format_results(res: dict) -> str:
         lines.append(f"\npapermill: {p['papermill_s']:.1f} s for a one-step cell in a fresh kernel vs {p['inprocess_s']:.1f} s in-process: "
                      f"{p['overhead_s']:.1f} s overhead" + (f", {100 * p['fraction']:.1f}% of a {p['cpu_cell_s']:.0f} s cpu-preset cell"
                                                            if 'fraction' in p else ''))
-        if 'kept_s' in p:  # results saved before kept kernels existed have no such entry
-            lines.append(f"papermill in a kept kernel (the sweep's default): {p['kept_s']:.1f} s: {p['kept_overhead_s']:.1f} s overhead"
-                         + (f", {100 * p['kept_fraction']:.1f}% of a cpu-preset cell" if 'kept_fraction' in p else ''))
+        lines.append(f"papermill in a kept kernel (the sweep's default): {p['kept_s']:.1f} s: {p['kept_overhead_s']:.1f} s overhead"
+                     + (f", {100 * p['kept_fraction']:.1f}% of a cpu-preset cell" if 'cpu_cell_s' in p else ''))
     if 'papermill_cohort' in res:
         c = res['papermill_cohort']
         lines.append(f"papermill, one cohort notebook of {c['members']} one-step cells: {c['overhead_s']:.1f} s overhead, "
                      f"{c['per_member_s']:.2f} s per member" + (f", {100 * c['fraction']:.1f}% of a cpu-preset cell" if 'fraction' in c else '')
-                     + (f"; in a kept kernel {c['kept_per_member_s']:.2f} s per member" if 'kept_per_member_s' in c else ''))
+                     + f"; in a kept kernel {c['kept_per_member_s']:.2f} s per member")
     if 'whole_run' in res:
         w = res['whole_run']
         sp = ', '.join(f"{k.replace('_', ' ')} {100 * v:.1f}%" for k, v in w['split_fraction'].items())

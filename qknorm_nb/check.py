@@ -6,27 +6,29 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/check.html.md"""
 
 # %% ../nbs/07f_check.ipynb #70ebfaba
 from __future__ import annotations
-import argparse, datetime, difflib, hashlib, json, math
+import datetime, difflib, hashlib, json, math
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
 import qknorm_nb
-from .config import ConfigError, PRESETS, QK_NORMS, RUNTIME_FIELDS, RunConfig, make_config, default_values, run_identity, is_num
+from .arms import VARIANTS
+from .config import (ConfigError, FIELD_TYPES, PRESETS, RUNTIME_FIELDS, RunConfig, make_config, default_values, run_identity,
+                              is_num)
 from .files import write_json, read_json, sha256, now
-from .study import FIELD_TYPES, StudyLoader, load_study, fmt_sci
+from .data import check_sources
+from .study import StudyLoader, load_study, fmt_sci
 from .sweep import run_study, collect_results
 from .metrics import OFF, failed
 from .verdicts import failure_lr
-from .scaling import COLS, COMPARISONS, Q_WORDS, rung_measures
+from .scaling import COLS, COMPARISONS, KIND, Q_WORDS, rung_measures  # KIND: a prediction file's kind, declared by its producer
 
 # %% auto #0
-__all__ = ['KIND', 'RECORD_KIND', 'AXES', 'VERDICTS', 'SCORE_COLUMNS', 'PredictionError', 'when', 'validate_prediction',
-           'load_prediction', 'arm_lrs', 'target_config', 'check_spec', 'check_scale', 'score_check', 'score_measures',
-           'blind_note', 'check_name', 'run_check', 'parse_sets', 'add_check_args', 'format_check', 'check_main']
+__all__ = ['RECORD_KIND', 'AXES', 'SCORE_COLUMNS', 'PredictionError', 'when', 'validate_prediction', 'load_prediction', 'arm_lrs',
+           'target_config', 'check_spec', 'check_scale', 'score_check', 'score_measures', 'blind_note', 'check_name',
+           'run_check', 'parse_sets', 'format_check']
 
 # %% ../nbs/07f_check.ipynb #c95dc229
-KIND = 'qknorm-nb prediction'
 RECORD_KIND = 'qknorm-nb check'
 
 class PredictionError(ConfigError):
@@ -67,7 +69,7 @@ def validate_prediction(pred: dict, # the parsed prediction file
     fl = _get(pred, 'quantities.failure_lr')
     if not isinstance(fl, dict) or not fl: _fail("quantities.failure_lr must map each arm (a qk_norm value) to its prediction")
     for arm, q in fl.items():
-        if arm not in QK_NORMS: _fail(f"quantities.failure_lr.{arm}: {arm!r} is not a qk_norm value ({', '.join(QK_NORMS)})")
+        if arm not in VARIANTS: _fail(f"quantities.failure_lr.{arm}: {arm!r} is not a qk_norm value ({', '.join(VARIANTS)})")
         _get(pred, f'quantities.failure_lr.{arm}.value')
         for k in ('value', 'lo', 'hi'):
             if not _num_or_null(q.get(k)): _fail(f"quantities.failure_lr.{arm}.{k}={q[k]!r} must be a positive number or null")
@@ -120,8 +122,8 @@ def _target_fixed(pred: dict) -> dict:
     return fixed
 
 def target_config(pred: dict) -> RunConfig:
-    "The config of the run the prediction is for (at lr and qk_norm defaults)."
-    try: return make_config(pred['target']['preset'], **_target_fixed(pred))
+    "The config of the run the prediction is for (at lr and qk_norm defaults); its text must be on this machine, as the check trains on it."
+    try: return check_sources(make_config(pred['target']['preset'], **_target_fixed(pred)))
     except ConfigError as e: _fail(f"target.fixed: {e}")
 
 def _steps(preset, fixed: dict) -> int:
@@ -179,8 +181,6 @@ def check_scale(pred: dict, # the prediction
     return dict(at_predicted_scale=not differs, tokens=tokens, predicted_x=t['x'], x_name=t['x_name'], differs=differs, note=note)
 
 # %% ../nbs/07f_check.ipynb #ebc2ca92
-VERDICTS = ('confirmed', 'refuted: fails earlier', 'refuted: fails later', 'inconclusive: no failure in the checked LRs',
-            'inconclusive: every checked LR failed', 'inconclusive: no finished cells', 'not predicted')
 SCORE_COLUMNS = ['qk_norm', 'pred_value', 'pred_lo', 'pred_hi', 'lr_trained', 'lr_first_fail', 'censored', 'verdict', 'tells',
                  'edge_predicted', 'edge_observed', 'edge_as_predicted', 'n_cells', 'n_crashed', 'note']
 
@@ -378,25 +378,6 @@ def parse_sets(items: list[str]|None) -> dict:
         out[k] = v if FIELD_TYPES[k] == 'str' else float(x) if FIELD_TYPES[k] == 'float' and is_num(x) else x
     return out
 
-def _tokens(s: str) -> int:
-    try: v = float(s)
-    except ValueError: raise argparse.ArgumentTypeError(f"{s!r} is not a number of tokens, e.g. 1e7") from None
-    if not (1 <= v < math.inf): raise argparse.ArgumentTypeError(f"{s!r} must be at least 1 token")
-    return int(round(v))
-
-def add_check_args(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    "Add `check-prediction`'s arguments to `p` (a subcommand's parser)."
-    p.add_argument('prediction', help="a prediction file, e.g. runs/ladder/prediction-core.json")
-    p.add_argument('--runs-dir', default='runs/fullscale', help="folder for the check's study folder (default: runs/fullscale)")
-    p.add_argument('--workers', type=int, help="cells at once (default: one per GPU, else one per core)")
-    p.add_argument('--device', help="cpu, cuda, cuda:N, mps or auto (default: the target's)")
-    p.add_argument('--tokens', type=_tokens, help="a shorter token budget per run, e.g. 1e7; the record says the check is not at the predicted scale")
-    p.add_argument('--set', nargs='+', action='extend', default=[], metavar='KEY=VALUE', help="config fields on top of the target's, e.g. n_layer=2")
-    p.add_argument('--cohort', action='store_true', help="train each arm's LRs as one batched cohort (faster on a GPU)")
-    p.add_argument('--out', help="also save the record here (e.g. bench/checks/core.json)")
-    p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
-    return p
-
 # %% ../nbs/07f_check.ipynb #36b2b507
 def format_check(rec: dict) -> str:
     "The record as a short text: per arm predicted vs observed and the verdict, the edge, the scale and blindness."
@@ -415,20 +396,3 @@ def format_check(rec: dict) -> str:
         lines.append(f"{r['quantity']:<10} {r['qk_norm']:<10} predicted {pr:<22} observed {ob:<18} {r['verdict']}")
     lines += [f"scale: {rec['scale']['note']}", f"blind: {rec['blind']['note']}"]
     return '\n'.join(lines)
-
-def check_main(a: argparse.Namespace, # parsed `add_check_args` arguments
-              ) -> int:
-    "Run `qknorm check-prediction`: print the table and the record's path; 0 whatever the verdicts, 1 when cells did not end."
-    rec = run_check(a.prediction, runs_dir=a.runs_dir, workers=a.workers, device=a.device, overrides=parse_sets(a.set),
-                    tokens=a.tokens, cohort=a.cohort, progress=not a.quiet)
-    print(format_check(rec))
-    if a.out:
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        write_json(Path(a.out), rec)
-        print(f"record: {rec['record']} (and {a.out})")
-    else: print(f"record: {rec['record']}")
-    if not rec['study']['complete']:
-        print(f"qknorm: {sum(s not in ('done', 'diverged') for s in rec['study']['states'].values())} cells did not end; "
-              "run the same command again (add nothing) to resume", flush=True)
-        return 1
-    return 0

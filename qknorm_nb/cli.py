@@ -6,16 +6,17 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/cli.html.md"""
 
 # %% ../nbs/13a_cli.ipynb #0d0c28ad
 from __future__ import annotations
-import argparse, errno, os, re, sys, warnings
+import argparse, errno, math, os, re, sys, warnings
 import yaml
 from pathlib import Path
 import qknorm_nb
 from .config import ConfigError, PRESETS, DEVICES, LOGGERS, default_values, make_config
+from .files import COMPLETE, write_json
 from .study import EXECUTORS, SweepError, preset_names, read_summary
 from .sweep import SweepResult, run_study
 from .progress import study_progress
 from .report import ReportError, ReportWarning, report
-from .data import DataError
+from .data import DataError, check_sources
 from .samples import DEFAULT_DIR, check_samples, make_samples
 
 # %% auto #0
@@ -35,6 +36,25 @@ def _sweep_args(p):
                                       "or nbs/11_cohort.ipynb for a study with cohort:)")
     p.add_argument('--no-wait', action='store_true', help="don't wait for cells another sweep (or Slurm) is running")
     p.add_argument('--fresh-kernels', action='store_true', help="a fresh kernel for every cell (default: each local worker keeps its kernel)")
+    p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
+
+def _tokens(s: str) -> int:
+    "`--tokens`: a number of tokens (`1e7` is fine), at least 1."
+    try: v = float(s)
+    except ValueError: raise argparse.ArgumentTypeError(f"{s!r} is not a number of tokens, e.g. 1e7") from None
+    if not (1 <= v < math.inf): raise argparse.ArgumentTypeError(f"{s!r} must be at least 1 token")
+    return int(round(v))
+
+def _check_args(p):
+    "`check-prediction`'s arguments (07f_check runs the check)."
+    p.add_argument('prediction', help="a prediction file, e.g. runs/ladder/prediction-core.json")
+    p.add_argument('--runs-dir', default='runs/fullscale', help="folder for the check's study folder (default: runs/fullscale)")
+    p.add_argument('--workers', type=int, help="cells at once (default: one per GPU, else one per core)")
+    p.add_argument('--device', help="cpu, cuda, cuda:N, mps or auto (default: the target's)")
+    p.add_argument('--tokens', type=_tokens, help="a shorter token budget per run, e.g. 1e7; the record says the check is not at the predicted scale")
+    p.add_argument('--set', nargs='+', action='extend', default=[], metavar='KEY=VALUE', help="config fields on top of the target's, e.g. n_layer=2")
+    p.add_argument('--cohort', action='store_true', help="train each arm's LRs as one batched cohort (faster on a GPU)")
+    p.add_argument('--out', help="also save the record here (e.g. bench/checks/core.json)")
     p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
 
 def parser() -> argparse.ArgumentParser:
@@ -63,8 +83,7 @@ def parser() -> argparse.ArgumentParser:
     l.add_argument('--notebook', help="the notebook each cell runs (default: the repository's nbs/10_train.ipynb)")
     l.add_argument('--fresh-kernels', action='store_true', help="a fresh kernel for every cell")
     l.add_argument('-q', '--quiet', action='store_true', help="no progress bars")
-    from qknorm_nb.check import add_check_args
-    add_check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (07f_check)"))
+    _check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (07f_check)"))
     t = sub.add_parser('tensorboard', help="write committed run folders as TensorBoard event files, to open published studies there (04b_tracking)")
     t.add_argument('runs', nargs='?', default='runs', help="a study folder, or a folder holding studies (default: runs)")
     t.add_argument('--out', help="where the event files go (default: <runs>/tb, which git ignores)")
@@ -128,7 +147,7 @@ def _field_values(items: list) -> dict:
         k, sep, v = it.partition('=')
         if not sep or k not in default_values(): raise ConfigError(f"--set {it!r}: must be FIELD=VALUE with FIELD a RunConfig field (e.g. n_embd=64)")
         out[k] = yaml.safe_load(v)
-    make_config('cpu', **out)  # the values are checked as a run's would be
+    check_sources(make_config('cpu', **out))  # the values are checked as a run's would be, its text too
     return out
 
 def _bench(a) -> int:
@@ -162,6 +181,23 @@ def _ladder(a) -> int:
     for r in rows: print('  '.join(f"{str(r[k]):<{w[k]}}" for k in w) + f"  {r['lrs']}")
     return 0 if a.plan or all(v != 'incomplete' for v in states.values()) else 1
 
+def _check_prediction(a) -> int:
+    "Run the check of a prediction (07f_check); print its table and the record's path. 0 whatever the verdicts, 1 when cells did not end."
+    from qknorm_nb.check import format_check, parse_sets, run_check  # pandas and the scaling fits: only this command needs them
+    rec = run_check(a.prediction, runs_dir=a.runs_dir, workers=a.workers, device=a.device, overrides=parse_sets(a.set),
+                    tokens=a.tokens, cohort=a.cohort, progress=not a.quiet)
+    print(format_check(rec))
+    if a.out:
+        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+        write_json(Path(a.out), rec)
+        print(f"record: {rec['record']} (and {a.out})")
+    else: print(f"record: {rec['record']}")
+    if not rec['study']['complete']:
+        print(f"qknorm: {sum(s not in COMPLETE for s in rec['study']['states'].values())} cells did not end; "
+              "run the same command again (add nothing) to resume", flush=True)
+        return 1
+    return 0
+
 def _tensorboard(a) -> int:
     from qknorm_nb.tracking import export_tensorboard
     if not Path(a.runs).is_dir(): raise ConfigError(f"runs={a.runs!r} is not a folder: give a study folder or a folder of studies")
@@ -173,9 +209,7 @@ def _tensorboard(a) -> int:
 
 def _run(a) -> int:
     if a.command == 'ladder': return _ladder(a)
-    if a.command == 'check-prediction':
-        from qknorm_nb.check import check_main
-        return check_main(a)
+    if a.command == 'check-prediction': return _check_prediction(a)
     if a.command == 'cells': return _cells(a)
     if a.command == 'bench': return _bench(a)
     if a.command == 'samples': return _samples(a)

@@ -20,7 +20,8 @@ from .probes import run_probes
 from .files import atomic_save, json_safe, remove_stale_tmp, write_json, write_jsonl
 from .device import setup_device, autocast_for
 from .runstate import (new_state, restore_state, due, check_eval, check_probe, check_train_loss, record, flush,
-                                finish, summary, open_tracker, Progress)
+                                finish, summary, ProgressWriter)
+from .tracking import open_tracker
 from .train import VAL_SEED, get_lr, finished_summary, checkpoint_problem  # the single run's schedule, held-out batches, folder and checkpoint checks
 
 # %% auto #0
@@ -272,7 +273,7 @@ class _Cohort:
         self.autocast = autocast_for(device, self.cfg.dtype)
         c = self.cfg
         self.val_batches = [get_batch(data.val, c.batch_size, c.block_size, VAL_SEED, i, device) for i in range(c.eval_iters)]
-        self.live = {m: Progress(run_dirs[m], cfgs[m]) for m in active}
+        self.live = {m: ProgressWriter(run_dirs[m], cfgs[m]) for m in active}
         self.trackers = {}  # opened after the resume, which says each member's starting step
 
     def resume(self):
@@ -319,8 +320,8 @@ def evaluate_and_probe(self: _Cohort, step: int, last: bool):
 
 # %% ../nbs/09_cohort.ipynb #69dce89e
 @patch
-def train_step(self: _Cohort, step: int):
-    "One optimisation step of every active member, and its bookkeeping."
+def train_step(self: _Cohort, step: int) -> list | None:
+    "One optimisation step of every active member, and its bookkeeping; the members' losses (batch order) if the step is logged."
     c, act, opt = self.cfg, self.active, self.opt
     lrs = [get_lr(step, self.cfgs[m]) for m in act]
     x, y = _train_batch(self.data, c, [self.cfgs[m].seed for m in act], step, self.device)
@@ -331,12 +332,14 @@ def train_step(self: _Cohort, step: int):
     norm = opt.clip_(c.grad_clip)
     opt.step(lrs)
     lossf, normf = torch.stack([loss.detach().float(), norm]).tolist()  # one sync for all members
+    logged = False
     for m, lr, l, gn in zip(act, lrs, lossf, normf):
         st = self.states[m]
         if check_train_loss(st, self.cfgs[m], step, l):  # a logged step
-            record(st, step, self.cfgs[m], self.trackers[m], lr=lr, train_loss=l, grad_norm=gn)
+            record(st, step, self.cfgs[m], self.trackers[m], lr=lr, train_loss=l, grad_norm=gn); logged = True
         st['step'] = step + 1 if st['status'] == 'running' else step
         self.live[m].update(st)
+    return lossf if logged else None
 
 # %% ../nbs/09_cohort.ipynb #413291ed
 @patch
@@ -374,12 +377,27 @@ def save(self: _Cohort, step: int):
     if self.cfg.ckpt_every: _save_cohort(self.ckpt, self.cfgs, self.active, self.opt, self.states, self.elapsed())
 
 # %% ../nbs/09_cohort.ipynb #ebc103b3
+def _losses(vals) -> str: return ' '.join(f"{v:.4f}" for v in vals)
+
 @patch
-def run(self: _Cohort, progress):
-    "Train until every member has ended."
+def say(self: _Cohort, said: tuple, step: int, losses: list) -> tuple:
+    "Print nanoGPT's progress line for a logged step: every active member's loss (batch order), ms per step, tokens/s of all members."
+    now, (s0, t0) = time.perf_counter(), said
+    ms = 1000 * (now - t0) / max(1, step - s0)  # evaluation and probes since the last line included, as `say` in `05_train`
+    sts = [self.states[m] for m in self.active]
+    fresh = all(s.get('last_eval') == step and s.get('last_val') is not None for s in sts)
+    val = f", val {_losses(s['last_val'] for s in sts)}" if fresh else ''  # only on the steps that evaluated
+    tps = f", {1000 * len(sts) * self.cfg.tokens_per_step / ms:,.0f} tokens/s" if step > s0 else ''
+    print(f"step {step}/{self.cfg.max_iters}: loss {_losses(losses)}{val}, {ms:.1f} ms/step{tps} ({len(sts)} members)", flush=True)
+    return step, now
+
+@patch
+def run(self: _Cohort, progress, lines: bool = False):
+    "Train until every member has ended (with `lines`, one printed line per logged step)."
     c = self.cfg
     bar = _cohort_bar(self.cfgs, self.states[self.active[0]]['step'], progress)
     self.t0 = time.perf_counter()
+    said = (self.states[self.active[0]]['step'], self.t0)  # the last printed line's step and time
     for m in self.active: self.live[m].update(self.states[m], force=True)
     while self.active:
         step = self.states[self.active[0]]['step']  # members move in lockstep
@@ -389,7 +407,8 @@ def run(self: _Cohort, progress):
         if not self.active: break
         if c.ckpt_every and step > 0 and step % c.ckpt_every == 0 and self.states[self.active[0]].get('ckpt_step') != step:
             self.save(step)
-        self.train_step(step)
+        losses = self.train_step(step)
+        if lines and losses is not None: said = self.say(said, step, losses)  # before members that ended leave
         self.let_go(False)
         bar.update(1); bar.set_postfix(members=len(self.active))
     bar.close()
@@ -407,6 +426,7 @@ def train_cohort(cfgs: list,       # `RunConfig`s equal in every field but lr an
                  cohort_dir: str | Path | None = None,  # checkpoint folder; None = `_cohort-<id>` beside run_dirs[0]
                  progress: bool | None = None,  # tqdm bar; None = only when stderr is a terminal
                  keep_ckpt: bool = False,       # keep the cohort checkpoint after the last member ends
+                 lines: bool = False,           # print a nanoGPT-style line at each logged step (step, members' losses, ms per step, tokens/s)
                  ) -> list:
     "Train the members as one batched model (resuming from the cohort checkpoint); return their summaries."
     cfgs, run_dirs, summaries = _open_folders(cfgs, run_dirs)
@@ -423,7 +443,7 @@ def train_cohort(cfgs: list,       # `RunConfig`s equal in every field but lr an
         write_json(run_dirs[m] / 'config.json', cfgs[m].to_dict())
     cohort_dir.mkdir(parents=True, exist_ok=True)
     cohort = _Cohort(cfgs, run_dirs, summaries, active, device, data, _ckpt_path(cohort_dir, cid))
-    try: cohort.resume(); cohort.open_trackers(); cohort.run(progress)
+    try: cohort.resume(); cohort.open_trackers(); cohort.run(progress, lines)
     finally: cohort.close()
     if not keep_ckpt:
         _ckpt_path(cohort_dir, cid).unlink(missing_ok=True)

@@ -8,16 +8,15 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/config.html.md"""
 from __future__ import annotations
 import ast, dataclasses, difflib, inspect, json, math, os
 from dataclasses import dataclass, field, fields, asdict
-from pathlib import Path
 from .files import json_safe
 from .arms import QK_NORMS, VARIANTS  # the arms, declared once (00a_arms)
 
 # %% auto #0
-__all__ = ['TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'PRESETS',
-           'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'COHORT_FIELDS', 'TRAIN_PARAMS', 'COHORT_PARAMS', 'ConfigError',
-           'RunConfig', 'is_int', 'is_num', 'check_dataset', 'validate', 'make_config', 'saved_config',
-           'default_values', 'run_identity', 'read_literal', 'given_params', 'check_params', 'config_from_params',
-           'cohort_from_params', 'resolve_device']
+__all__ = ['TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'FIELD_TYPES',
+           'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'COHORT_FIELDS', 'TRAIN_PARAMS', 'COHORT_PARAMS',
+           'ConfigError', 'RunConfig', 'is_int', 'is_num', 'validate', 'make_config', 'saved_config', 'default_values',
+           'run_identity', 'read_literal', 'given_params', 'check_params', 'config_from_params', 'cohort_from_params',
+           'resolve_device']
 
 # %% ../nbs/00b_config.ipynb #f9f5492a
 TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
@@ -103,12 +102,12 @@ class RunConfig:
 def is_int(v): return isinstance(v, int) and not isinstance(v, bool)
 def is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 
-_TYPES = {f.name: f.type for f in fields(RunConfig)}
+FIELD_TYPES = {f.name: f.type for f in fields(RunConfig)}  # every field -> 'int', 'float', 'bool', 'str' or 'list'; studies, ladders and checks read it too
 
 def _fail(msg): raise ConfigError(msg)
 
 def _check_type(name, v):
-    t = _TYPES[name]
+    t = FIELD_TYPES[name]
     if t == 'int' and not is_int(v): _fail(f"{name}={v!r} must be an int")
     if t == 'float':
         if not is_num(v): _fail(f"{name}={v!r} must be a number")
@@ -136,13 +135,6 @@ _RANGES = dict(n_layer=(1,), n_head=(1,), n_embd=(1,), block_size=(2,), batch_si
                lr=(0, None, True), min_lr_ratio=(0, 1), beta1=(0, 1, False, True), beta2=(0, 1, False, True),
                eps=(0, None, True), weight_decay=(0,), grad_clip=(0,), dropout=(0, 1, False, True), z_loss=(0,))
 
-def check_dataset(v: str, # a corpus name or a local path
-                  name: str = 'dataset', # the field, for the message
-                  error=ConfigError): # the exception to raise: `data` raises its own `DataError`
-    "Raise `error` unless `v` is a known corpus or an existing file or folder: the one 'unknown corpus' check."
-    if v in CORPORA or (v and Path(v).expanduser().exists()): return
-    raise error(f"{name}={v!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
-
 def validate(c: RunConfig) -> RunConfig:
     "Raise `ConfigError` naming the first bad field of `c`; return `c` when all is well."
     for f in fields(c): _check_type(f.name, getattr(c, f.name))
@@ -158,9 +150,7 @@ def validate(c: RunConfig) -> RunConfig:
     if c.warmup_iters > c.max_iters: _fail(f"warmup_iters={c.warmup_iters} is larger than max_iters={c.max_iters}")
     for n in ('train_tokens', 'val_tokens'):
         if getattr(c, n) <= c.block_size: _fail(f"{n}={getattr(c, n)} must be larger than block_size={c.block_size}")
-    check_dataset(c.dataset)
-    if c.val_dataset: check_dataset(c.val_dataset, 'val_dataset')
-    return c
+    return c  # whether `dataset` and `val_dataset` can be read here is the data's check: `data.check_sources` (01a_data)
 
 # %% ../nbs/00b_config.ipynb #36a20b5d
 PRESETS = {
@@ -216,7 +206,7 @@ def default_values() -> dict:
 
 def run_identity(cfg: dict) -> dict:
     "What makes a run that run: `cfg` with defaults for fields added since it was written, without `RUNTIME_FIELDS`."
-    d = default_values() | {k: v for k, v in cfg.items() if k in _TYPES}  # a field since removed cannot make runs differ
+    d = default_values() | {k: v for k, v in cfg.items() if k in FIELD_TYPES}  # a field since removed cannot make runs differ
     return json.loads(json.dumps(json_safe({k: v for k, v in d.items() if k not in RUNTIME_FIELDS})))
 
 # %% ../nbs/00b_config.ipynb #e02766e4
@@ -239,7 +229,7 @@ def given_params(ns: dict, # the notebook's globals()
 
 def check_params(params: dict, extra: tuple = ()):
     "Raise `ConfigError` for a name in `params` that is neither a `RunConfig` field nor in `extra`, naming the closest."
-    known = [*extra, *_TYPES]
+    known = [*extra, *FIELD_TYPES]
     for k in params:
         if k not in known: raise _unknown(k, known, 'parameter', 'Parameters')
 
@@ -250,7 +240,7 @@ def config_from_params(params: dict, # 'preset' (None: the dataclass defaults), 
     check_params(params, extra)
     for k in ('preset', 'out_dir', 'cohort_dir'):
         if params.get(k) is not None and not isinstance(params[k], (str, os.PathLike)): _fail(f"{k}={params[k]!r} must be a string")
-    overrides = {k: read_literal(k, v) if _TYPES[k] == 'list' else v for k, v in params.items() if k in _TYPES and v is not None}
+    overrides = {k: read_literal(k, v) if FIELD_TYPES[k] == 'list' else v for k, v in params.items() if k in FIELD_TYPES and v is not None}
     return make_config(params.get('preset'), **overrides)
 
 # %% ../nbs/00b_config.ipynb #8b7aec71

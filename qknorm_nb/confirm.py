@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import yaml
 from .config import is_num
+from .files import ENDED  # the statuses of an ended cell, declared once (00_files)
 from .metrics import OFF, ResultsError, tidy_runs
 from .verdicts import _crossing
 
@@ -122,7 +123,7 @@ def h3_confirm(df: pd.DataFrame, # the study's results (every cell; ended ones a
                n_boot: int = N_BOOT, seed: int = BOOT_SEED,
               ) -> dict:
     "The rule applied: per-margin thresholds with intervals, the slope and its interval, the verdict and its reason."
-    ended = df[df['status'].isin(('done', 'diverged', 'failed'))]
+    ended = df[df['status'].isin(ENDED)]
     cube, depths, lrs, seeds = loss_cube(ended, rule['arms'])
     n_cells = n_cells or cube.size
     complete = len(ended) >= n_cells and len(seeds) >= DESIGN_SEEDS

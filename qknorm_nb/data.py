@@ -14,18 +14,36 @@ from urllib.parse import urlparse
 import numpy as np
 import torch
 from .files import sha256
-from .config import CORPORA, HUB_CORPORA, TOKENIZERS, check_dataset
+from .config import CORPORA, HUB_CORPORA, TOKENIZERS, ConfigError
 from .stories import builtin_stories, BUILTIN_VERSION  # the builtin corpus (nbs/01_stories)
 
 # %% auto #0
 __all__ = ['EOT_MARKER', 'LOCAL_SUFFIXES', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GPT2_RANKS_URL', 'GPT2_RANKS_SHA256',
-           'FORMAT_VERSION', 'MIN_TOKENS', 'DataError', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path',
-           'seed_tiktoken_cache', 'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'default_cache_dir',
-           'Prepared', 'prepare', 'get_batch']
+           'FORMAT_VERSION', 'MIN_TOKENS', 'DataError', 'DatasetError', 'check_dataset', 'check_sources',
+           'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path', 'seed_tiktoken_cache', 'ByteTokenizer',
+           'TiktokenTokenizer', 'get_tokenizer', 'default_cache_dir', 'Prepared', 'prepare', 'get_batch']
 
 # %% ../nbs/01a_data.ipynb #f16f89b3
 class DataError(ValueError):
     "A data source, tokenizer or cache cannot be used; the message says why and what to do instead."
+
+# %% ../nbs/01a_data.ipynb #6a2f9c1e
+class DatasetError(DataError, ConfigError):
+    "A `dataset` or `val_dataset` that is neither a known corpus nor an existing file or folder: bad input (a `ConfigError`) the data finds (a `DataError`)."
+
+def check_dataset(v: str, # a corpus name or a local path
+                  name: str = 'dataset', # the field, for the message
+                 ):
+    "Raise `DatasetError` unless `v` is a known corpus or an existing file or folder: the one 'unknown corpus' check."
+    if v in CORPORA or (v and Path(v).expanduser().exists()): return
+    raise DatasetError(f"{name}={v!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
+
+def check_sources(cfg, # a `RunConfig` (or anything with `dataset` and `val_dataset`)
+                 ):
+    "`cfg` when its `dataset` (and `val_dataset`, when set) can be read here; else a `DatasetError` naming the field."
+    check_dataset(cfg.dataset)
+    if cfg.val_dataset: check_dataset(cfg.val_dataset, 'val_dataset')
+    return cfg
 
 # %% ../nbs/01a_data.ipynb #96789d0f
 EOT_MARKER = '<|endoftext|>'
@@ -139,7 +157,7 @@ def iter_documents(source: str,     # 'builtin', 'tinystories', 'fineweb-edu', o
     if split not in SPLITS: raise DataError(f"split={split!r} is not one of {', '.join(map(repr, SPLITS))} (or 'validation')")
     if source == 'builtin': return builtin_stories(seed, 'val' if split == 'val' else 'train')
     if source in HUB: return _hub_documents(source, split)
-    check_dataset(source, error=DataError)  # config's one 'unknown corpus' check, as a DataError
+    check_dataset(source)  # the one 'unknown corpus' check (above)
     return _local_documents(Path(source).expanduser(), split)
 
 # %% ../nbs/01a_data.ipynb #363ff041
@@ -234,11 +252,11 @@ class Prepared:
         return f"Prepared({self.dir.name}: train={len(self.train):,} val={len(self.val):,} {self.meta['tokenizer']} tokens)"
 
 # %% ../nbs/01a_data.ipynb #e770b7c0
-def _source_spec(source: str) -> dict:
-    "What identifies `source`'s content in the cache key: a corpus name and version, or local files with size and mtime."
+def _source_spec(source: str, name: str = 'dataset') -> dict:
+    "What identifies `source` (the argument `name`)'s content in the cache key: a corpus name and version, or local files with size and mtime."
     if source == 'builtin': return dict(kind='builtin', version=BUILTIN_VERSION)
     if source in HUB: return dict(kind='hub', corpus=source, **{k: v for k, v in HUB[source].items() if k != 'val_split'})
-    check_dataset(source, error=DataError)
+    check_dataset(source, name)
     path = Path(source).expanduser().resolve()
     files = [(str(f.relative_to(path)) if f != path else '', f.stat()) for f in _local_files(path)]
     return dict(kind='local', path=str(path), files=[dict(name=n, size=s.st_size, mtime_ns=s.st_mtime_ns) for n, s in files])
@@ -314,7 +332,7 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
     if tokenizer not in TOKENIZERS: raise DataError(f"tokenizer={tokenizer!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
     dataset, val_dataset = str(dataset), (str(val_dataset) if val_dataset else None)  # a Path works too
     spec = _source_spec(dataset)
-    vspec = _source_spec(val_dataset) if val_dataset else None
+    vspec = _source_spec(val_dataset, 'val_dataset') if val_dataset else None
     if vspec is not None and vspec == spec: warnings.warn(f"val_dataset is the same as dataset ({dataset!r}): validation tokens are training tokens")
     uses_seed = 'builtin' in (dataset, val_dataset)
     key = dict(format=FORMAT_VERSION, dataset=spec, val_dataset=vspec, tokenizer=tokenizer, train_tokens=train_tokens,

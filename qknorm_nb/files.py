@@ -6,13 +6,13 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/files.html.md"""
 
 # %% ../nbs/00_files.ipynb #e2c0c687
 from __future__ import annotations
-import datetime, hashlib, json, math, os, signal, socket, threading
+import datetime, hashlib, json, math, os, signal, socket, threading, time
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['COMPLETE', 'ENDED', 'fault_point', 'reset_fault_points', 'pid_alive', 'remove_stale_tmp', 'replace_atomically',
-           'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'read_json', 'load_json',
-           'read_jsonl', 'sha256', 'now']
+__all__ = ['COMPLETE', 'ENDED', 'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone', 'remove_stale_tmp',
+           'replace_atomically', 'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'read_json',
+           'load_json', 'read_jsonl', 'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #952a2569
 _fault_visits = {}
@@ -37,6 +37,14 @@ def pid_alive(pid) -> bool:
     except (OverflowError, ValueError, TypeError): return False
     try: return Path(f'/proc/{int(pid)}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
     except (OSError, IndexError): return True
+
+def wait_gone(pids, timeout: float = 120.0) -> bool:
+    "Whether every pid in `pids` has exited, polling until `timeout` seconds: a process being killed takes its time on a busy machine."
+    end = time.monotonic() + timeout
+    while any(pid_alive(p) for p in pids):
+        if time.monotonic() > end: return False
+        time.sleep(0.1)
+    return True
 
 # %% ../nbs/00_files.ipynb #5a91e958
 def _tmp_path(path: Path) -> Path:

@@ -166,28 +166,32 @@ def execute_notebook(notebook, # the notebook to run
                      params: dict, # papermill parameters
                      env: dict|None = None, # extra environment for the kernel
                      cwd=None, # the kernel's working folder
-                     log=None, # file for the kernel process's own output; None: /dev/null
+                     log=None, # file for the kernel's own output and what the cells print; None: /dev/null
                      reuse: bool = False, # run in this thread's kept kernel (started if needed) instead of a fresh one
                     ):
     "Execute a notebook with papermill in a `python3` kernel started with `env`, in `cwd`, its output to `log`."
     import papermill as pm
     log = log or os.devnull
-    # the notebook is written at the start, every 30 s and at the end, not around every cell: the run
-    # folder, not the notebook, is the record of a run, and each save costs papermill ~0.1 s
-    kw = dict(parameters=params, kernel_name='python3', language='python', progress_bar=False,
-              request_save_on_cell_execute=False, autosave_cell_every=30)
-    if reuse:
-        wk = _warm_kernel(env, cwd, log)
-        try: pm.execute_notebook(str(notebook), str(output), km=wk.km, **kw)
-        except BaseException:
-            drop_warm_kernel()  # a notebook that failed may leave its kernel in any state: the next one gets a fresh kernel
-            raise
-        finally: wk.close_clients()
-        return
-    km = _kernel_manager(env, cwd, log)
-    try: pm.execute_notebook(str(notebook), str(output), kernel_manager_class=km, **kw)
-    finally:
-        with _kernels_lock: _kernels.difference_update(km.pids)
+    with open(log, 'a', encoding='utf-8', errors='replace') as out:
+        # the notebook is written at the start, every 30 s and at the end, not around every cell: the run
+        # folder, not the notebook, is the record of a run, and each save costs papermill ~0.1 s. What the
+        # cells print (the training loop's step lines) is appended to `log` as it arrives, by papermill's
+        # stdout_file/stderr_file (its log_output=True would hand it to the `papermill` logger instead,
+        # which a sweep does not configure: stdout dropped, stderr on the sweep's console)
+        kw = dict(parameters=params, kernel_name='python3', language='python', progress_bar=False,
+                  request_save_on_cell_execute=False, autosave_cell_every=30, stdout_file=out, stderr_file=out)
+        if reuse:
+            wk = _warm_kernel(env, cwd, log)
+            try: pm.execute_notebook(str(notebook), str(output), km=wk.km, **kw)
+            except BaseException:
+                drop_warm_kernel()  # a notebook that failed may leave its kernel in any state: the next one gets a fresh kernel
+                raise
+            finally: wk.close_clients()
+            return
+        km = _kernel_manager(env, cwd, log)
+        try: pm.execute_notebook(str(notebook), str(output), kernel_manager_class=km, **kw)
+        finally:
+            with _kernels_lock: _kernels.difference_update(km.pids)
 
 # %% ../nbs/07b_kernels.ipynb #319f79c2
 def _notebook(path, params: str, code: str) -> Path:

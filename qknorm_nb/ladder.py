@@ -10,11 +10,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 import yaml
-from .arms import arm_name
-from .config import ConfigError, PRESETS, QK_NORMS, is_int, is_num, make_config, run_identity
-from .files import now, read_json, write_json
-from .study import (COMPLETE, FIELD_TYPES, StudyError, StudyLoader, cell_status, check_keys, check_folder_name, check_study,
-                             load_json, with_refined)
+from .arms import VARIANTS, arm_name
+from .config import ConfigError, FIELD_TYPES, PRESETS, is_int, is_num, make_config, run_identity
+from .files import ENDED, load_json, now, read_json, write_json
+from .data import check_sources
+from .study import StudyError, StudyLoader, cell_status, check_keys, check_folder_name, check_study
 from .metrics import WORTSMAN_LRS
 
 # %% auto #0
@@ -93,12 +93,11 @@ def _lr_list(where, v):
     return v
 
 def _config(where, preset, fields_, check_data=True):
-    "The validated config; with `check_data` False the data paths are kept as declared but not looked for."
-    data = {k: fields_[k] for k in ('dataset', 'val_dataset') if k in fields_ and not check_data}
-    try: cfg = make_config(preset, **fields_ | {k: 'builtin' if k == 'dataset' else '' for k in data})
+    "The validated config; with `check_data` False its data paths are kept as declared, not looked for (reading results needs no text)."
+    try:
+        cfg = make_config(preset, **fields_)
+        return check_sources(cfg) if check_data else cfg
     except ConfigError as e: raise LadderError(f"{where}: {e}") from None
-    for k, v in data.items(): setattr(cfg, k, v)  # reading a ladder's results needs no text: the paths are recorded, unchecked
-    return cfg
 
 def _scale(axis, s, check_data=True):
     _keys(f"scales.{axis}", s, SCALE_KEYS)
@@ -140,8 +139,8 @@ def check_ladder(spec: dict, # the parsed ladder file
     name = _name('name', spec.get('name', name))
     arms = spec.get('arms', ['none', 'layernorm'])
     arms = [arm_name(a) for a in arms] if isinstance(arms, list) else arms  # `off`, or YAML's False for it: 'none'
-    if not isinstance(arms, list) or 'none' not in arms or len(arms) < 2 or any(a not in QK_NORMS for a in arms) or len(set(arms)) < len(arms):
-        raise LadderError(f"arms={spec.get('arms')!r} must list 'none' and at least one QK-norm variant, each once, from {', '.join(QK_NORMS)}")
+    if not isinstance(arms, list) or 'none' not in arms or len(arms) < 2 or any(a not in VARIANTS for a in arms) or len(set(arms)) < len(arms):
+        raise LadderError(f"arms={spec.get('arms')!r} must list 'none' and at least one QK-norm variant, each once, from {', '.join(VARIANTS)}")
     seeds = spec.get('seeds', [0, 1])
     if not isinstance(seeds, list) or len(seeds) < 2 or not all(is_int(s) and s >= 0 for s in seeds) or len(set(seeds)) < len(seeds):
         raise LadderError(f"seeds={seeds!r} must list at least two distinct integers >= 0 (one seed has no interval)")
@@ -257,7 +256,7 @@ def _study_complete(d: Path, shape: dict|None = None) -> bool:
     if not spec: return False
     stopped = spec.get('refine_stop') is not None or not spec.get('refine')  # refinement planned its last round
     cells = [c for c, cfg in (spec.get('cells') or {}).items() if shape is None or _shape(cfg) == shape]
-    return stopped and bool(cells) and all(cell_status(d/c) in (*COMPLETE, 'failed') for c in cells)
+    return stopped and bool(cells) and all(cell_status(d/c) in ENDED for c in cells)
 
 def rung_complete(ld: Ladder, r: Rung, runs_dir='runs') -> bool:
     "True when every cell of the rung (grid and refinement; for a `from:` rung, the source's cells of its shape) has ended and refinement has stopped."
@@ -459,7 +458,7 @@ def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
         else:
             spec = load_json(d/'study.json') or {}
             cells = spec.get('cells', {})
-            ended = sum(cell_status(d/c) in (*COMPLETE, 'failed') for c in cells)
+            ended = sum(cell_status(d/c) in ENDED for c in cells)
             state = 'complete' if rung_complete(ld, r, runs_dir) else f"{ended}/{len(cells)} cells ended" if cells else 'not started'
         pred = 'on file' if prediction_path(ld, r, runs_dir).exists() else 'needed before it runs' if r.index >= 2 and r.source is None else ''
         lrs = (_grid_of(spec) if r.source is None else None) or grids.get(r.id)  # a started rung's own record first

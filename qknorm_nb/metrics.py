@@ -1,4 +1,4 @@
-"""From the table of finished runs to the study's numbers: LR sensitivity, the optimal LR, steps to a target loss, the QK-norm gap at each LR and its intervals, and the signals of the failure mechanism.
+"""From the table of finished runs to the study's numbers: LR sensitivity, the optimal LR, the QK-norm gap at each LR and its intervals, and the signals of the failure mechanism.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/metrics.html.md"""
 
@@ -14,8 +14,9 @@ from .files import ENDED  # run and cell statuses, declared once
 # %% auto #0
 __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
            'capped_loss', 'fmt_num', 'tidy_runs', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds',
-           'curve_seeds', 'optimal_lr', 'steps_to_target', 't_quantile', 't_interval', 'welch_interval', 'qk_variants',
-           'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals', 'first_step']
+           'curve_seeds', 'optimal_lr', 't_quantile', 't_interval', 'welch_interval', 'qk_variants',
+           'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals',
+           'first_step']
 
 # %% ../nbs/06_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -26,7 +27,7 @@ BY = ('qk_norm', 'n_layer')  # one LR curve per arm and depth
 class ResultsError(ValueError):
     "The results table cannot be analysed as given; the message names the column or value and what is allowed."
 
-def _names(xs): return ', '.join(map(repr, xs))
+def _names(xs): return ', '.join(map(repr, xs))  # how every message of the analysis lists names (verdicts, scaling)
 
 def check_results(df: pd.DataFrame, # the study results table, one row per run
                   cols=REQUIRED,     # columns that must be present
@@ -99,10 +100,11 @@ def _runs(df, by=BY):
                            f"that differ in another column; add that column to `by` or filter the table first")
     return r
 
-def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value}
+def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value} (verdicts reads it too)
 
 def fmt_num(x, missing='NaN') -> str:
     "A number as every sentence and table writes it: 3 significant digits, 'inf'/'-inf' for an open end, `missing` for None or NaN."
+    # the one formatter of the analysis (verdicts, scaling and the pages call it): a change here changes every sentence alike
     if x is None or x != x: return missing
     return 'inf' if x == np.inf else '-inf' if x == -np.inf else f'{x:.3g}'
 
@@ -193,35 +195,6 @@ def optimal_lr(df: pd.DataFrame, # study results table
                      'l0': c['l0'].mean(), 'n_lr': len(c)})
     return pd.DataFrame(rows)
 
-# %% ../nbs/06_metrics.ipynb #edab7c16
-def _target_col(df, target):
-    cols = {c: c[len('steps_to_'):] for c in df.columns if str(c).startswith('steps_to_')}
-    for c, t in cols.items():
-        try:
-            if math.isclose(float(t), float(target)): return c
-        except ValueError: pass
-    raise ResultsError(f"no steps_to_ column for target={target!r}; columns present: {_names(cols) or 'none'}")
-
-def steps_to_target(df: pd.DataFrame, # study results table with a `steps_to_<target>` column
-                    target: float,    # the loss target, e.g. 2.0 for column `steps_to_2.0`
-                    by=BY,            # one value per group of these columns
-                   ) -> pd.DataFrame:
-    "Per group: the fastest (over LR) median steps to reach `target`, at which LR, and how many seeds reached it."
-    by, col = list(by), _target_col(df, target)
-    r = _runs(df, by)
-    steps = pd.to_numeric(df[col], errors='coerce').astype(float)
-    r['steps'] = np.where(r['fail'] | ~np.isfinite(steps), np.inf, steps)  # never reached = infinitely slow
-    rows = []
-    for k, g in r.groupby(by):
-        med = g.groupby('lr')['steps'].median()  # (n_lr,)
-        n_ok = g.groupby('lr')['steps'].apply(lambda s: int(np.isfinite(s).sum()))
-        if np.isfinite(med.values).any():
-            lr = med.idxmin()  # first minimum: ties go to the smaller LR
-            rows.append({**_key(by, k), 'target': target, 'steps': med[lr], 'lr': lr, 'n_reached': n_ok[lr],
-                         'n_seeds': int((g['lr'] == lr).sum())})
-        else: rows.append({**_key(by, k), 'target': target, 'steps': np.nan, 'lr': np.nan, 'n_reached': 0, 'n_seeds': 0})
-    return pd.DataFrame(rows)
-
 # %% ../nbs/06_metrics.ipynb #646d5630
 def _t_abs_cdf(t, nu):
     "P(|T| < t) for Student's t with integer `nu` degrees of freedom (Abramowitz & Stegun 26.7.3-4)."
@@ -285,18 +258,26 @@ def qk_variants(df: pd.DataFrame) -> list:
     check_results(df, ('qk_norm',))
     return sorted(set(df['qk_norm']) - {OFF})
 
-def _pick_on(df, on):
+def compared_variants(df: pd.DataFrame, # study results table
+                      on=None,          # a variant, a list of them, or None: every variant present
+                     ) -> list:
+    "The QK-norm variants to compare with 'none': `on` as a list, or every variant present; a `ResultsError` when 'none' or a named variant is absent."
     check_results(df, ('qk_norm',))
     arms = set(df['qk_norm'])
-    variants = sorted(arms - {OFF})
+    vs = sorted(arms - {OFF})
     if OFF not in arms: raise ResultsError(f"results have no QK-norm-off rows (qk_norm={OFF!r}); arms present: {_names(sorted(arms))}")
-    if on is None:
-        if len(variants) == 1: return variants[0]
-        if not variants: raise ResultsError(f"results have only qk_norm={OFF!r} rows: no QK-norm variant to compare")
-        raise ResultsError(f"on=None is ambiguous: the results hold {len(variants)} QK-norm variants ({_names(variants)}); "
-                           f"pass on= one of them")
-    if on not in variants: raise ResultsError(f"on={on!r} is not a QK-norm variant in the results; variants present: {_names(variants)}")
-    return on
+    if not vs: raise ResultsError(f"results have only qk_norm={OFF!r} rows: no QK-norm variant to compare")
+    ons = vs if on is None else [on] if isinstance(on, str) else list(on)
+    bad = [o for o in ons if o not in vs]
+    if bad: raise ResultsError(f"on={bad[0]!r} is not a QK-norm variant in the results; variants present: {_names(vs)}")
+    return ons
+
+def _pick_on(df, on):
+    "The one variant a gap curve compares: `on`, or the only variant present (a curve is one pair of arms, so None with several is ambiguous)."
+    if on is not None: return compared_variants(df, [on])[0]  # wrapped: a list given here is a bad name, not a selection
+    vs = compared_variants(df)
+    if len(vs) > 1: raise ResultsError(f"on=None is ambiguous: the results hold {len(vs)} QK-norm variants ({_names(vs)}); pass on= one of them")
+    return vs[0]
 
 def gap_curves(df: pd.DataFrame,     # study results table
                on: str|None = None,   # the QK-norm variant compared with 'none' (None: the only one present)

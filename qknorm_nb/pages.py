@@ -1,4 +1,4 @@
-"""What the study pages share: how a number and an interval are written, the git history that dates a prediction against the cells it predicts, and a rung's measure drawn as a point with its interval.
+"""What the study pages share: how a number and an interval are written, the arms in one order, which scale quantities a page shows, the git history that dates a prediction against the cells it predicts, a rung's measure drawn as a point with its interval, and the readings the pages turn into sentences.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/pages.html.md"""
 
@@ -8,12 +8,26 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/pages.html.md"""
 from __future__ import annotations
 import datetime, math, subprocess
 from pathlib import Path
-import numpy as np
+import numpy as np, pandas as pd
 from IPython.display import Markdown, display
+from .arms import VARIANTS, QK_NORMS
+from .files import load_json, read_jsonl, ENDED
+from .config import RUNTIME_FIELDS
+from .metrics import OFF, fmt_num, tidy_runs
+from .verdicts import USEFUL, MARGIN, plateau_lrs, necessity_bracket
+from .scaling import SCALE_QUANTITIES, COMPARISONS, COLS, Q_WORDS
+from .plots import load_metrics
+from .study import cell_status
+from .ladder import ladder_dir, rung_table, rung_complete
 from .check import when
 
 # %% auto #0
-__all__ = ['md', 'fmt', 'iv', 'git_top', 'first_commit', 'first_file', 'draw_point', 'band']
+__all__ = ['PAGE_QUANTITIES', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms', 'arm_key',
+           'arms_of', 'cap_pair', 'gap_interval', 'shown_quantities', 'git_top', 'first_commit', 'first_file',
+           'made_before', 'draw_point', 'band', 'refine_cost', 'fit_words', 'failure_kind', 'last_probe',
+           'first_signal', 'study_data', 'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of',
+           'trend_words', 'step_trend_words', 'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow',
+           'target_differs', 'weak_links', 'predicted', 'interval_width', 'margin_words', 'necessity_words']
 
 # %% ../nbs/15_pages.ipynb #7797b76f
 def md(s: str):
@@ -21,13 +35,66 @@ def md(s: str):
     display(Markdown(s))
 
 def fmt(x) -> str:
-    "A number as the pages write it: 3 significant digits, '–' when missing (None or NaN), 'inf' for an open end."
-    if x is None or x != x: return '–'
-    return 'inf' if x == math.inf else '-inf' if x == -math.inf else f'{x:.3g}'
+    "A number as the pages write it: `metrics.fmt_num` (3 significant digits, 'inf' for an open end) with '–' when missing (None or NaN)."
+    return fmt_num(x, missing='–')
+
+def bracket(lo, hi) -> str:
+    "An interval alone: `[lo, hi]`."
+    return f"[{fmt(lo)}, {fmt(hi)}]"
 
 def iv(v, lo, hi) -> str:
     "A value with its interval: `v [lo, hi]`."
-    return f"{fmt(v)} [{fmt(lo)}, {fmt(hi)}]"
+    return f"{fmt(v)} {bracket(lo, hi)}"
+
+def ci(m, lo, hi, n=None) -> str:
+    "A signed difference with its t interval, `+m [lo, hi]` to 3 decimals ('(no interval)' when `lo` is NaN), and its seed count `n` when given."
+    return (f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]" if lo == lo else f"{m:+.3f} (no interval)") + (f" (n={n})" if n is not None else '')
+
+# %% ../nbs/15_pages.ipynb #d43bb11b
+def arm_rank(q) -> int:
+    "Where arm `q` comes on every page: its place in `arms.QK_NORMS` (off first); an arm the table does not know comes last."
+    return QK_NORMS.index(q) if q in QK_NORMS else len(QK_NORMS)
+
+def sort_arms(qs) -> list:
+    "The arms `qs` in the pages' order (`arm_rank`, then by name)."
+    return sorted(qs, key=lambda q: (arm_rank(q), q))
+
+def arm_key(s: pd.Series) -> pd.Series:
+    "A `DataFrame.sort_values` key: an arm column ('arm' or 'qk_norm') by `arm_rank`, any other column as it is."
+    return s.map(arm_rank) if s.name in ('arm', 'qk_norm') else s
+
+def arms_of(q: str, arms) -> list:
+    "The arms scale quantity `q` has: the QK-norm variants among `arms` for an off-vs-on comparison (`scaling.COMPARISONS`), every arm otherwise."
+    return [a for a in arms if a != OFF] if q in COMPARISONS else list(arms)
+
+def cap_pair(arms=None) -> tuple|None:
+    """(capped, learned): in `arms.QK_NORMS` order, the first QK-norm variant with the fixed 1/√head_dim logit scale and the first that
+    learns its logit scale (`arms.VARIANTS`), among `arms` (None: the whole table); None when `arms` lacks either, or the off arm."""
+    pool = [q for q in QK_NORMS if arms is None or q in arms]
+    capped = next((q for q in pool if VARIANTS[q].norm is not None and VARIANTS[q].learned_scale is None), None)
+    learned = next((q for q in pool if VARIANTS[q].learned_scale is not None), None)
+    return (capped, learned) if capped and learned and (arms is None or OFF in arms) else None
+
+def gap_interval(d) -> dict:
+    "A row of `verdicts.arm_gap_at_optimum` as the t interval `verdicts.cap_explains` reads: mean, lo, hi, n, t."
+    return dict(mean=d['diff'], lo=d['lo'], hi=d['hi'], n=int(d['n']), t=d['t'])
+
+# %% ../nbs/15_pages.ipynb #c9fc4b80
+def shown_quantities(order=(), drop=(), rest: bool = True) -> tuple:
+    "Names of `scaling.SCALE_QUANTITIES` as a page shows them: `order` first, then (with `rest`) the table's others in its order, less `drop`; `ValueError` for a name the table lacks."
+    names = tuple(q.name for q in SCALE_QUANTITIES)
+    bad = [q for q in (*order, *drop) if q not in names]
+    if bad: raise ValueError(f"{', '.join(map(repr, bad))}: not in scaling.SCALE_QUANTITIES ({', '.join(names)})")
+    return tuple(q for q in (*order, *(n for n in names if rest and n not in order)) if q not in drop)
+
+_LENGTH_ORDER = ('failure_lr', 'useful_lr', 'lr_star', 'lr_sens', 'necessity', 'opt_gap', 'logit_lr')
+PAGE_QUANTITIES = dict(  # the one place a page picks and orders the scale quantities (see above)
+    scale=shown_quantities(),
+    scale_summary=shown_quantities(('failure_lr', 'necessity', 'lr_sens', 'opt_gap', 'lr_star'), rest=False),
+    scale_target=shown_quantities(('failure_lr', 'necessity', 'lr_star', 'lr_sens', 'opt_gap'), rest=False),
+    length=shown_quantities(_LENGTH_ORDER, drop=('lr_sens',)),
+    length_files=shown_quantities(_LENGTH_ORDER),
+)
 
 # %% ../nbs/15_pages.ipynb #e4c4d3e7
 def git_top(path) -> Path|None:
@@ -37,21 +104,27 @@ def git_top(path) -> Path|None:
     return Path(out.stdout.strip()).resolve()
 
 def first_commit(path, glob: str = '') -> datetime.datetime|None:
-    "When the earliest commit that added `path` (or a file under it matching `glob`) was made; None outside git or if never committed."
-    path = Path(path).resolve()
-    top = git_top(path if path.is_dir() else path.parent)
+    "When the earliest commit that added `path` (or a file under it matching `glob`; `path` may be a list of paths in one checkout) was made; None outside git or if never committed."
+    paths = [Path(p).resolve() for p in (path if isinstance(path, (list, tuple)) else [path])]
+    if not paths: return None
+    top = git_top(paths[0] if paths[0].is_dir() else paths[0].parent)
     if top is None: return None
     try:
-        spec = f":(glob){path.relative_to(top)}{'/' + glob if glob else ''}"
-        out = subprocess.run(['git', '-C', str(top), 'log', '--diff-filter=A', '--format=%cI', '--', spec],
+        specs = [f":(glob){p.relative_to(top)}{'/' + glob if glob else ''}" for p in paths]
+        out = subprocess.run(['git', '-C', str(top), 'log', '--diff-filter=A', '--format=%cI', '--', *specs],
                              capture_output=True, text=True, check=True).stdout.split()
     except (subprocess.CalledProcessError, FileNotFoundError, ValueError): return None
-    return when(out[-1]) if out else None
+    return min(map(when, out)) if out else None
 
 def first_file(d, name: str) -> datetime.datetime|None:
     "The earliest modification time of `name` in the cell folders of `d` (UTC, whole seconds); None when there is none."
     ts = [p.stat().st_mtime for p in Path(d).glob(f'*/{name}')]
     return datetime.datetime.fromtimestamp(min(ts), datetime.timezone.utc).replace(microsecond=0) if ts else None
+
+def made_before(pairs) -> bool|None:
+    "True when every (earlier, later) pair of times whose both ends are known is in order, False when one is not; None when no pair is known."
+    ok = [a <= b for a, b in pairs if a is not None and b is not None]
+    return all(ok) if ok else None
 
 # %% ../nbs/15_pages.ipynb #e37e6bf6
 def draw_point(ax, x: float, v: float, lo: float, hi: float, flag: str = '', color=None) -> bool:
@@ -72,3 +145,221 @@ def band(trend: dict, xg, level: float = 0.95) -> tuple:
     lo, hi = np.percentile(p, [50 * (1 - level), 50 * (1 + level)], axis=0)
     mid = trend['intercept'] + trend['slope'] * lx
     return tuple(10 ** v if trend['log_y'] else v for v in (mid, lo, hi))
+
+# %% ../nbs/15_pages.ipynb #193d32bb
+def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
+                spec: dict,       # its study.json, with a `refine` block
+               ) -> str:
+    "What refinement bought, in a sentence: the widest refined bracket, and the cells a uniform grid at that resolution would need; '' when no refined edge has a finite bracket."
+    from qknorm_nb.refine import brackets
+    ref = spec['refine']
+    lrs, arms, depths, seeds = (sorted(df[c].unique()) for c in ('lr', 'qk_norm', 'n_layer', 'seed'))
+    b = brackets(df, ref)
+    b = b[b['kind'].isin(ref['edges']) & np.isfinite(b['ratio'])]
+    if b.empty: return ''
+    worst = float(b['ratio'].max())
+    n_lr = math.ceil(math.log(max(lrs) / min(lrs)) / math.log(worst)) + 1  # a log-uniform grid with steps <= worst
+    n_seed = int(df.groupby(['qk_norm', 'n_layer', 'lr'])['seed'].nunique().max())
+    base = len((spec.get('axes') or {}).get('seed') or seeds)
+    uni = lambda k: n_lr * len(arms) * len(depths) * k
+    still = b[b['status'] == 'open']
+    return (f"Every {' and '.join(ref['edges'])} bracket is now at most {worst:.2f}× wide ({len(b)} brackets"
+            + (f"; {len(still)} still above the target {ref['target_ratio']}" if len(still) else f", all within the target {ref['target_ratio']}")
+            + f"). A uniform grid that fine over {fmt(min(lrs))}–{fmt(max(lrs))} has {n_lr} LRs: {uni(base)} cells with the grid's "
+            f"{base} seeds ({uni(base) / len(df):.1f}× the {len(df)} run here), {uni(n_seed)} with {n_seed} seeds everywhere "
+            f"({uni(n_seed) / len(df):.1f}×).")
+
+def fit_words(r) -> str:
+    "How a `verdicts.failure_lr` row's P(fail | LR) fit reads: the LR of even odds with its interval, or why there is none."
+    if r.fit in ('logistic', 'quasi-separated'): return f"P(fail)=½ at {r.lr50:.3g} [{r.lr50_lo:.3g}, {r.lr50_hi:.3g}]" + (' (quasi-separated)' if r.fit == 'quasi-separated' else '')
+    if r.fit == 'separated': return 'separated: the bracket is the interval'
+    return 'no failure on the grid' if not np.isfinite(r.lr_first_fail) else 'every run failed' if not np.isfinite(r.lr_trained) else r.fit
+
+def failure_kind(s: dict, run_dir) -> str:
+    "How a failed run failed, from its summary `s`: 'non-finite', or a final loss ≥ ℓ0, 'still falling' when its validation loss fell between its last two evaluations (read from `run_dir`)."
+    if s.get('status') == 'diverged' or not np.isfinite(s.get('final_val_loss') or np.nan): return 'non-finite'
+    m = load_metrics(run_dir).dropna(subset=['val_loss'])['val_loss'].values
+    return 'final ≥ ℓ0, still falling' if len(m) >= 2 and m[-1] < m[-2] else 'final ≥ ℓ0'
+
+def last_probe(run_dir) -> tuple:
+    "(largest attention logit over layers, smallest normalised attention entropy over layers) at a run's last probe; NaNs when it has none."
+    rows = [r for r in read_jsonl(Path(run_dir)/'metrics.jsonl') if r.get('entropy_norm') is not None]
+    return (max(rows[-1]['max_logit']), min(rows[-1]['entropy_norm'])) if rows else (np.nan, np.nan)
+
+def first_signal(r, cols, names) -> str:
+    "Which signals of row `r` reached their level first: the `names` whose step (columns `cols`, NaN: never) is earliest, with that probe step; 'neither' when none did."
+    hits = {n: r[c] for c, n in zip(cols, names) if r[c] == r[c]}
+    if not hits: return 'neither'
+    m = min(hits.values()); first = [n for n, v in hits.items() if v == m]
+    return ' and '.join(first) + f' (probe at step {int(m)})' + (' — same probe' if len(first) > 1 else '')
+
+def study_data(d) -> str:
+    "The corpus the cells of study folder `d` trained on (the first cell whose config names one), with its validation text; '?' when none does."
+    c = next((x for x in (load_json(p / 'config.json') for p in sorted(Path(d).iterdir()) if p.is_dir()) if isinstance(x, dict) and x.get('dataset')), {})
+    return Path(c.get('dataset', '?')).name + (f" (val {Path(c['val_dataset']).name})" if c.get('val_dataset') else '')
+
+# %% ../nbs/15_pages.ipynb #f341fa82
+def source_cells(ld, r, runs) -> tuple[list, dict]:
+    "The cells the source study of `from:` rung `r` declares with the rung's configuration and a ladder arm, and that study's spec ({} when it is not there)."
+    spec = load_json(Path(runs)/r.source/'study.json') or {}
+    skip = ('qk_norm', 'lr', 'seed', *RUNTIME_FIELDS)
+    want = {k: v for k, v in r.config.to_dict().items() if k not in skip}
+    mine = [c for c, cfg in (spec.get('cells') or {}).items()
+            if cfg.get('qk_norm') in ld.arms and {k: v for k, v in cfg.items() if k not in skip} == want]
+    return mine, spec
+
+def rung_state(ld, r, runs) -> dict:
+    """Where rung `r` stands: `table` (its results, `ladder.rung_table`; None before any cell ended), `complete`, `ended` of `declared` cells,
+    a `note` on why it is not complete when that is not plain, and its ended cells' `cpu_h` (wall time summed, hours) and `machines`."""
+    runs = Path(runs)
+    if r.source is None:
+        d = ladder_dir(ld, runs)/r.id
+        cells = list((load_json(d/'study.json') or {}).get('cells') or {})
+        table, done = rung_table(ld, r, runs), rung_complete(ld, r, runs)
+        note = '' if done or not cells else ('its refinement is still planning cells' if all(cell_status(d/c) in ENDED for c in cells) else '')
+    else:  # a slice of another study: complete when every cell that study declares for this rung has ended
+        d = runs/r.source
+        cells, spec = source_cells(ld, r, runs)
+        table = rung_table(ld, r, runs) if (d/'study.json').exists() else None
+        stopped = spec.get('refine_stop') is not None or not spec.get('refine')
+        n = sum(cell_status(d/c) in ENDED for c in cells)
+        done = bool(cells) and n == len(cells) and stopped
+        note = (f"runs/{r.source} does not exist here" if not spec else
+                f"runs/{r.source} is still running: {n} of the {len(cells)} cells it declares for this rung have ended" if n < len(cells) else
+                f"runs/{r.source} is still refining: it may add cells" if not stopped else '')
+    ended = [c for c in cells if cell_status(d/c) in ENDED]
+    sums = [load_json(d/c/'summary.json') or {} for c in ended]
+    return dict(rung=r, table=table, complete=done, ended=len(ended), declared=len(cells), note=note,
+                cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600, machines=', '.join(sorted({s.get('cpu') or 'not recorded' for s in sums})))
+
+def corpus_words(cfg) -> str:
+    "The corpus of a run configuration in words: the builtin grammar, or the data file's name and its validation file's."
+    if cfg.dataset == 'builtin': return 'the builtin story grammar (`builtin`)'
+    return f"`{Path(cfg.dataset).name}`" + (f" (validation `{Path(cfg.val_dataset).name}`)" if cfg.val_dataset else '')
+
+def shape_words(c) -> str:
+    "A run configuration's shape and budget in words: layers, width, heads, context, batch, steps and tokens, tokenizer, precision."
+    return (f"{c.n_layer} layers, d={c.n_embd}, {c.n_head} heads, context {c.block_size}, batch {c.batch_size}, "
+            f"{c.max_iters} steps = {c.max_iters * c.tokens_per_step:,} tokens, {c.tokenizer} tokens, {c.dtype}")
+
+def steps_of(x, cfg):
+    "The steps a `tokens` scale `x` (a number or an array) is at `cfg`'s tokens per step."
+    return x / cfg.tokens_per_step
+
+# %% ../nbs/15_pages.ipynb #a6ef576d
+def trend_words(tr: dict|None, what: str, x: str) -> str|None:
+    "One sentence for the trend `tr` of `what` as `x` (the scale, in words) grows, no stronger than its interval; None without a trend."
+    if tr is None: return None
+    unit = 'decades' if tr['log_y'] else 'nats'
+    if tr['verdict'] == 'inconclusive': return f"{what}: **inconclusive**: {tr['reason']}"
+    s = f"{tr['slope']:+.2f} [{tr['slope_lo']:+.2f}, {tr['slope_hi']:+.2f}] {unit} per decade of {x}"
+    if tr['verdict'] == 'no resolved trend': return f"{what}: **no resolved trend** (slope {s}: the interval holds 0)"
+    return f"{what} **{tr['verdict']}** as {x} grow: {s}" + (" (two rungs: an exact line)" if tr['n_rungs'] == 2 else '')
+
+def step_trend_words(tr: dict|None, what: str, to_steps) -> str:
+    "One sentence for the trend `tr` of `what` with training length, its value at each rung's steps (`to_steps(x)`), no stronger than its interval."
+    if tr is None: return f"{what}: fewer than two complete rungs"
+    at = ', '.join(f"{fmt(v)} at {int(to_steps(x))} steps" for v, x in zip(tr['values'], tr['xs']))
+    if tr['verdict'] in ('falls', 'rises'):
+        return f"{what} {tr['verdict']} with training length ({at}; slope {tr['slope']:+.2f} [{tr['slope_lo']:+.2f}, {tr['slope_hi']:+.2f}] per decade of steps)"
+    if tr['verdict'] == 'no resolved trend':
+        return f"{what} shows no resolved trend ({at}; slope {tr['slope']:+.2f} [{tr['slope_lo']:+.2f}, {tr['slope_hi']:+.2f}])"
+    return f"{what}: no trend can be fitted ({tr['reason']})"
+
+def trend_rows(fits: dict, a: str, qs, arms) -> pd.DataFrame:
+    "The trend table of axis `a`: a row per fitted trend `fits[(a, q, arm)]`, quantities `qs` in order and each with its arms (`arms_of`): rungs, verdict, slope [95%], unit, why or caveat."
+    rows = []
+    for q in qs:
+        for arm in arms_of(q, arms):
+            tr = fits.get((a, q, arm))
+            if tr is None: continue
+            rows.append({'measure': Q_WORDS[q], 'arm': arm, 'rungs': tr['n_rungs'], 'verdict': tr['verdict'],
+                         'slope [95%]': '–' if tr['verdict'] == 'inconclusive' else f"{tr['slope']:+.3f} [{tr['slope_lo']:+.3f}, {tr['slope_hi']:+.3f}]",
+                         'per decade of x, in': 'decades' if tr['log_y'] else 'nats', 'why / caveat': tr['reason'] if tr['verdict'] == 'inconclusive' else tr['note']})
+    return pd.DataFrame(rows)
+
+def short_reason(tr: dict) -> str:
+    "A panel-sized reason for a refused fit: the rung it names and what was wrong there, in a few words."
+    why = tr['reason']
+    name = next((n for n in tr['names'] if f'rung {n} ' in why), None)
+    for k, v in (('censored above', 'not reached on its grid'), ('censored below', 'at its lowest LR already'),
+                 ('without data', 'no data'), ('≤ 0', '≤ 0, no log'), ('minority', 'too few usable replicates')):
+        if k in why: return f"{name}: {v}" if name else v
+    return why[:40]
+
+def rung_ticks(ax, rs, done=(), extra=()):
+    "The rungs `rs`' scales as the x ticks, named, and `extra` (x, name) ticks; a faint line at each rung, dotted while its id is not in `done`."
+    from matplotlib.ticker import NullLocator
+    for r in rs: ax.axvline(r.x, color='0.85', lw=0.8, ls='-' if r.id in done else ':', zorder=0)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticks([r.x for r in rs] + [x for x, _ in extra], [f"{r.name}\n{r.x:.3g}" for r in rs] + [n for _, n in extra], fontsize=8)
+
+# %% ../nbs/15_pages.ipynb #f7348bd4
+def failure_kinds(t: pd.DataFrame, arms) -> list[dict]:
+    "Per arm of `arms` in one rung's results `t`: runs, failed, non-finite, final ≥ ℓ0, the lowest LR of each kind, the largest LR that trained after a spike > 10 ℓ0."
+    rows = []
+    for arm, g in t[t.qk_norm.isin(arms)].groupby('qk_norm'):
+        bad = g[g.status == 'diverged']
+        nf, slow = bad[bad.failure == 'non-finite'], bad[bad.failure == 'final >= l0']
+        spiked = g[(g.status == 'done') & (g.peak_train_loss_ratio > 10)]
+        rows.append({'arm': arm, 'runs': len(g), 'failed': len(bad), 'non-finite': len(nf), 'final ≥ ℓ0': len(slow),
+                     'other or unrecorded': len(bad) - len(nf) - len(slow),  # 'hopeless', or a summary without a reason
+                     'lowest LR non-finite': fmt(nf.lr.min()) if len(nf) else '–',
+                     'lowest LR final ≥ ℓ0': fmt(slow.lr.min()) if len(slow) else '–',
+                     'largest LR trained after a spike > 10 ℓ0': fmt(spiked.lr.max()) if len(spiked) else '–'})
+    return rows
+
+def only_slow(kinds: list[dict], rungs, arm: str) -> int:
+    "How many failures `arm` had on the rungs `rungs` (ids; `kinds` rows with a 'rung') when every one was a final loss ≥ ℓ0 (a recovery deadline); else 0."
+    ks = [k for k in kinds if k['arm'] == arm and k['rung'] in set(rungs)]
+    return 0 if sum(k['non-finite'] + k['other or unrecorded'] for k in ks) else sum(k['final ≥ ℓ0'] for k in ks)
+
+# %% ../nbs/15_pages.ipynb #db115ad0
+AXIS_FIELDS = {'tokens': ('max_iters', 'token_budget'), 'n_params_nonemb': ('n_embd', 'n_head')}  # what an axis itself varies: not a difference
+QUIET = ('eval_every', 'eval_iters', 'probe_every', 'ckpt_every', 'log_every', 'loss_targets', 'train_tokens', 'val_tokens',
+         'fused', 'pin_memory', 'compile', 'attn_impl', 'hopeless_after')  # bookkeeping, data preparation and speed settings
+
+def target_differs(ld) -> dict:
+    "{field: [top rung's, target's]} for every field in which the ladder's target differs from the top rung of its axis, besides the varied and runtime fields: from the ladder file."
+    skip = ('qk_norm', 'lr', 'seed', *RUNTIME_FIELDS)
+    t = ld.target
+    a, b = ld.scales[t['scale']]['rungs'][-1].config.to_dict(), t['config'].to_dict()
+    return {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if k not in skip and a.get(k) != b.get(k)}
+
+def weak_links(diff: dict, x_name: str, why: dict) -> list[tuple]:
+    "(field, [rung's, target's], why) for the differences `diff` that can move the answer: the axis `x_name`'s own fields and the bookkeeping (`QUIET`) left out; `why` words each field."
+    ax_f = AXIS_FIELDS.get(x_name, ())
+    return [(k, v, why.get(k, 'a setting the rungs held fixed')) for k, v in diff.items() if k not in ax_f and k not in QUIET]
+
+def predicted(p: dict|None) -> str:
+    "One predicted measure of a prediction file as the pages write it: `value [lo, hi]`, 'not predicted', or 'not in the file' (None)."
+    return 'not in the file' if p is None else 'not predicted' if p.get('value') is None else iv(p['value'], p['lo'], p['hi'])
+
+def interval_width(q: str, p: dict|None) -> float|None:
+    "The width of a predicted interval: hi − lo for the gap at the optimum (nats), decades (log10 hi/lo) for an LR; None when not predicted or lo ≤ 0."
+    if p is None or p.get('value') is None: return None
+    return (p['hi'] - p['lo']) if q == 'opt_gap' else math.log10(p['hi'] / p['lo']) if p['lo'] and p['lo'] > 0 else None
+
+# %% ../nbs/15_pages.ipynb #ebc4f153
+def margin_words(m: pd.DataFrame, on: str, steps: int) -> str:
+    "How far QK-norm `on` moves each failure notion's edge at a rung of `steps` steps (`m`: its `rung_measures` indexed by arm): the ratio of the edges, or that their brackets overlap."
+    out = []
+    for q in ('failure_lr', 'useful_lr'):
+        a, b = m.at[OFF, q], m.at[on, q]
+        lo_apart = m.at[on, COLS[q][1]] >= m.at[OFF, COLS[q][2]]  # QK-norm's bracket wholly above the off arm's
+        out.append(f"{Q_WORDS[q]} {fmt(b)} against {fmt(a)}" + (f" ({b / a:.1f}×, brackets apart)" if lo_apart and np.isfinite(a * b) else
+                                                                " (brackets overlap: not moved at the grid's resolution)"))
+    return f"at {steps} steps QK-norm's {'; '.join(out)}"
+
+def necessity_words(m: pd.DataFrame, t: pd.DataFrame, on: str, steps: int) -> str:
+    "The necessity threshold of `on` at a rung of `steps` steps (`m` its measures by arm, `t` its results) with the gap at the optimum; censored above with both arms on a plateau, why."
+    v, lo, hi, c = (m.at[on, k] for k in COLS['necessity'])
+    s = f"at {steps} steps the necessity threshold is {iv(v, lo, hi)}"
+    if np.isfinite(v): return s + f" and the gap at the optimum {iv(m.at[on, 'opt_gap'], m.at[on, 'opt_gap_lo'], m.at[on, 'opt_gap_hi'])} nats"
+    flat = sorted(lr for _, lr in plateau_lrs(tidy_runs(t[t.qk_norm.isin([OFF, on])], ['qk_norm', 'n_layer'])))
+    nb = necessity_bracket(t, [on]).iloc[0]
+    return (f"at {steps} steps **QK-norm is necessary at no LR where either arm still trains usefully**: "
+            f"from LR {fmt(flat[0])} up both arms end more than {USEFUL} nats above the rung's best loss (a plateau, where a gap is "
+            f"no crossing), and at the highest LR below that, {fmt(nb['lr_fail'])}, the off arm is {fmt(-nb['gap_f'])} "
+            f"[{fmt(-nb['gap_f_hi'])}, {fmt(-nb['gap_f_lo'])}] nats *better*, not {MARGIN} worse; so the threshold is censored above "
+            "and no trend or prediction can use it" if flat and c in ('above', 'partly above') else s)

@@ -69,11 +69,12 @@ def check_refine(spec: dict|None, # the `refine:` block of a study file (None: a
 # %% ../nbs/06b_refine.ipynb #fae4b5cf
 def round_lr(lr: float) -> float:
     "`lr` rounded to 3 significant digits, so that `float(f'{lr:.3g}') == lr`."
-    return float(f'{float(lr):.3g}')
+    return float(f'{float(lr):.3g}')  # the digits a cell id spells (`lr1.78e+0`): a proposed LR must read back the same
 
-def log_mid(lo: float, hi: float) -> float:
-    "The log-midpoint √(lo·hi) of two LRs, rounded to 3 significant digits."
-    return round_lr(math.sqrt(lo * hi))
+def log_mid(lo: float, hi: float, exact: bool = False) -> float:
+    "The log-midpoint √(lo·hi) of two LRs, rounded to 3 significant digits (an LR to run); `exact`: unrounded (a measure's point)."
+    mid = math.sqrt(lo * hi)
+    return mid if exact else round_lr(mid)
 
 # %% ../nbs/06b_refine.ipynb #cd7dfc3d
 def _status(lo, hi, target):

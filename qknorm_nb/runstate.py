@@ -14,7 +14,7 @@ from .files import now, write_json
 
 # %% auto #0
 __all__ = ['FAILURES', 'PROBE_MAX', 'new_state', 'restore_state', 'fail', 'hopeless', 'check_eval', 'finish', 'check_train_loss',
-           'check_probe', 'due', 'open_tracker', 'flush', 'record', 'Progress', 'instability', 'summary']
+           'check_probe', 'due', 'flush', 'record', 'ProgressWriter', 'instability', 'summary']
 
 # %% ../nbs/04c_runstate.ipynb #8963ae27
 def new_state(cfg: RunConfig) -> dict:
@@ -95,12 +95,6 @@ def due(state: dict, kind: str, step: int, every: int, last: bool) -> bool:
     state[f'last_{kind}'] = step  # at most once per step, also across a resume
     return True
 
-def open_tracker(cfg: RunConfig, run_dir: Path, step: int = 0):  # step: where the run starts (a resume's checkpoint step)
-    "The run's tracker for `cfg.log_to`, or None (the tracking module is imported only when one is asked for)."
-    if cfg.log_to == 'none': return None
-    from qknorm_nb import tracking  # optional extras: tensorboard or wandb
-    return tracking.open_tracker(cfg, run_dir, step)
-
 def flush(state: dict, tracker, upto: int | None = None):
     "Send the rows not yet sent (all, or those before index `upto`) to `tracker`."
     upto = len(state['log']) if upto is None else upto
@@ -118,7 +112,7 @@ def record(state: dict, step: int, cfg: RunConfig, tracker=None, **kv) -> dict:
     return log[-1]
 
 # %% ../nbs/04c_runstate.ipynb #351b65f5
-class Progress:
+class ProgressWriter:
     "Throttled writer of a run's `progress.json` (atomic; on logged steps, at most once every `every` seconds)."
     def __init__(self, run_dir: Path, cfg: RunConfig, every: float = 2.0):
         self.path, self.cfg, self.every, self.last = Path(run_dir) / 'progress.json', cfg, every, -math.inf

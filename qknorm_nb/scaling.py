@@ -10,20 +10,23 @@ from dataclasses import dataclass
 import math
 import numpy as np
 import pandas as pd
-from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, tidy_runs, optimal_lr,
-                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, synthetic_results, fmt_num)
+from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, tidy_runs, optimal_lr, lr_sensitivity_seeds,
+                               curve_seeds, t_interval, t_quantile, compared_variants, synthetic_results, fmt_num)
 from .verdicts import USEFUL, fit_fail_curve, failure_lr, not_useful, necessity_bracket, optimum_gap
+from .refine import round_lr, log_mid  # the one LR rounding and log-midpoint (06b)
 from .files import json_safe, now
 
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
-           'Q_WORDS', 'FLOORS', 'METHOD', 'TRANSFER_METHOD', 'synthetic_rung', 'synthetic_failure_lr', 'Quantity',
-           'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'fit_trend', 'predict', 'check_lrs',
-           'prediction_file', 'score', 'compare_measures', 'transfer', 'transfer_file']
+           'Q_WORDS', 'FLOORS', 'KIND', 'METHOD', 'TRANSFER_METHOD', 'synthetic_rung', 'synthetic_failure_lr',
+           'Quantity', 'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'fit_trend', 'predict',
+           'check_lrs', 'prediction_file', 'score', 'compare_measures', 'transfer', 'transfer_file']
 
 # %% ../nbs/06c_scaling.ipynb #85382de8
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
-LADDER_LRS = tuple(sorted({float(f'{10 ** e:.4g}') for e in np.arange(-3, 1.51, 0.25)} | set(WORTSMAN_LRS)))  # quarter-decade grid 1e-3 to 31.6, and Wortsman's seven LRs
+# Quarter-decade grid 1e-3 to 31.6, and Wortsman's seven LRs. Its 4 digits (1.778, not refine.round_lr's 1.78) are deliberate:
+# it is the synthetic tests' grid, never a cell's LR, and rounding it to 3 digits would move every synthetic number below.
+LADDER_LRS = tuple(sorted({float(f'{10 ** e:.4g}') for e in np.arange(-3, 1.51, 0.25)} | set(WORTSMAN_LRS)))
 
 def synthetic_rung(x: float,                 # the rung's scale, e.g. non-embedding parameters
                    x0: float = X0,           # the scale at which the off arm breaks above `lr_break0`
@@ -46,24 +49,21 @@ def synthetic_failure_lr(x: float, x0: float = X0, exponent: float = -0.5, lr_br
 
 # %% ../nbs/06c_scaling.ipynb #7252b57a
 def _rung_arms(df, on):
-    "['none', *variants]: the off arm and the variants `on` names (str, list, or None: every variant), checked against `df`."
+    "['none', *variants] of one rung: `compared_variants` (metrics), with the off arm first, one depth and at least one variant."
+    # Not metrics' rule alone: a rung's rows are per arm with the off arm first (its comparisons sit on the variant rows),
+    # so a rung needs a variant to compare (on=[] is an error, not an empty table) and one depth.
     check_results(df, ('qk_norm', 'n_layer', 'seed'))
     Ls = sorted(set(df['n_layer']))
     if len(Ls) != 1: raise ResultsError(f"a rung has one n_layer; this table has {len(Ls)} ({', '.join(map(str, Ls))}): split it first")
-    if OFF not in set(df['qk_norm']): raise ResultsError(f"the rung has no QK-norm-off rows (qk_norm={OFF!r})")
-    vs = qk_variants(df)
-    ons = vs if on is None else [on] if isinstance(on, str) else list(on)
-    bad = [o for o in ons if o not in vs] or ([] if ons else [on])
-    if bad: raise ResultsError(f"on={bad[0]!r} is not a QK-norm variant of the rung; variants present: {', '.join(map(repr, vs)) or 'none'}")
+    ons = compared_variants(df, on)
+    if not ons: raise ResultsError(f"on={on!r} names no QK-norm variant: a rung compares at least one with {OFF!r}")
     return [OFF, *ons]
-
-def _logmid(a, b): return math.sqrt(a * b)
 
 def _grid_edge(lrs, i):
     "Point, lo, hi, flag of an edge first reached at index `i` of the sorted grid `lrs` (i = len(lrs): never)."
     if i >= len(lrs): return np.nan, lrs[-1], np.inf, 'above'
     if i == 0: return np.nan, 0.0, lrs[0], 'below'
-    return _logmid(lrs[i - 1], lrs[i]), lrs[i - 1], lrs[i], ''
+    return log_mid(lrs[i - 1], lrs[i], exact=True), lrs[i - 1], lrs[i], ''
 
 # %% ../nbs/06c_scaling.ipynb #9722c3b5
 def _failure(df, arms, alpha, useful=None, name='failure'):
@@ -76,7 +76,7 @@ def _failure(df, arms, alpha, useful=None, name='failure'):
         elif cens == 'below': v, lo, hi = np.nan, 0.0, ff
         else:  # the transition region: every seed trained at lo, every seed failed at hi (see above: not the Wald interval)
             lo, hi = tr, af if np.isfinite(af) else np.nanmax([_fit_hi(df, a, f, alpha, useful), ff])
-            v = f['lr50'] if f['fit'] in ('logistic', 'quasi-separated', 'separated') and np.isfinite(f['lr50']) else _logmid(tr, ff)
+            v = f['lr50'] if f['fit'] in ('logistic', 'quasi-separated', 'separated') and np.isfinite(f['lr50']) else log_mid(tr, ff, exact=True)
             v = float(np.clip(v, lo, hi))  # a fit's lr50 outside the region it was fitted on is not an edge the grid saw
         out[a] = {f'{name}_lr': v, f'{name}_lo': lo, f'{name}_hi': hi, f'{name}_censored': cens, f'{name}_fit': f['fit']}
     return out
@@ -101,8 +101,8 @@ def _lr_star(df, arms):
         s = float(opt.loc[a, 'lr_star'])
         i = int(np.argmin(np.abs(np.log(lrs / s))))
         cens = 'below' if i == 0 else 'above' if i == len(lrs) - 1 else ''
-        out[a] = dict(lr_star=np.nan if cens else s, lr_star_lo=_logmid(lrs[i - 1], s) if i > 0 else 0.0,
-                      lr_star_hi=_logmid(s, lrs[i + 1]) if i < len(lrs) - 1 else np.inf, lr_star_censored=cens,
+        out[a] = dict(lr_star=np.nan if cens else s, lr_star_lo=log_mid(lrs[i - 1], s, exact=True) if i > 0 else 0.0,
+                      lr_star_hi=log_mid(s, lrs[i + 1], exact=True) if i < len(lrs) - 1 else np.inf, lr_star_censored=cens,
                       loss_star=float(opt.loc[a, 'loss_star']))
     return out
 
@@ -161,23 +161,27 @@ class Quantity:
     seed_mean: tuple|None = None  # a mean over seeds: its (se, n) columns; a replicate draws from its t distribution
     log_y: bool = True            # fitted in log10(y)
     floor: float|None = None      # the least value it can take: a prediction is cut there (LR sensitivity cannot be negative)
+    rank: int = 0                 # where the pages list it (their panels and tables); the table's own order is the bootstrap's
+    wortsman_range: bool = False  # needs all seven of Wortsman's LRs at a rung: a rung that runs only the LRs near its edges has none
 
 SCALE_QUANTITIES = (  # adding a measure to the ladder is one entry here (and its test)
     Quantity('failure_lr', 'failure LR', ('failure_lr', 'failure_lo', 'failure_hi', 'failure_censored'),
-             lambda d, a, al, lv: _failure(d, a, al), bracketed=True),
+             lambda d, a, al, lv: _failure(d, a, al), bracketed=True, rank=0),
     Quantity('lr_star', 'optimal LR', ('lr_star', 'lr_star_lo', 'lr_star_hi', 'lr_star_censored'),
-             lambda d, a, al, lv: _lr_star(d, a), bracketed=True),
+             lambda d, a, al, lv: _lr_star(d, a), bracketed=True, rank=2),
     Quantity('lr_sens', 'LR sensitivity', ('lr_sens', 'lr_sens_lo', 'lr_sens_hi', None),
-             lambda d, a, al, lv: _lr_sens(d, a, al), seed_mean=('lr_sens_se', 'lr_sens_n'), log_y=False, floor=0.0),
+             lambda d, a, al, lv: _lr_sens(d, a, al), seed_mean=('lr_sens_se', 'lr_sens_n'), log_y=False, floor=0.0,
+             rank=3, wortsman_range=True),
     Quantity('logit_lr', 'attention-logit LR', ('logit_lr', 'logit_lo', 'logit_hi', 'logit_censored'),
-             lambda d, a, al, lv: _logit(d, a, lv), bracketed=True),
+             lambda d, a, al, lv: _logit(d, a, lv), bracketed=True, rank=6),
     Quantity('necessity', 'necessity threshold', ('necessity', 'necessity_lo', 'necessity_hi', 'necessity_censored'),
-             lambda d, a, al, lv: _necessity(d, a[1:], al), bracketed=True, comparison=True),
+             lambda d, a, al, lv: _necessity(d, a[1:], al), bracketed=True, comparison=True, rank=4),
     Quantity('opt_gap', 'gap at the optimum', ('opt_gap', 'opt_gap_lo', 'opt_gap_hi', None),
-             lambda d, a, al, lv: _opt_gap(d, a[1:], al), comparison=True, seed_mean=('opt_gap_se', 'opt_gap_n'), log_y=False),
+             lambda d, a, al, lv: _opt_gap(d, a[1:], al), comparison=True, seed_mean=('opt_gap_se', 'opt_gap_n'), log_y=False,
+             rank=5),
     # the second failure notion (methods page): a run fails once it diverges or ends more than USEFUL nats above the rung's ℓ*
     Quantity('useful_lr', 'not-useful LR', ('useful_lr', 'useful_lo', 'useful_hi', 'useful_censored'),
-             lambda d, a, al, lv: _useful(d, a, al), bracketed=True),
+             lambda d, a, al, lv: _useful(d, a, al), bracketed=True, rank=1),
 )
 # The views the functions and the page read, all from the table (their order is the table's: the bootstrap's draws rely on it)
 QUANTITIES = tuple(q.name for q in SCALE_QUANTITIES)
@@ -277,14 +281,12 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
     return out
 
 # %% ../nbs/06c_scaling.ipynb #89ef5813
-_fmt = fmt_num  # the verdicts' formatter (metrics)
-
 def _why_censored(q, arm, row, name, x=None):
     "Words for a rung whose point value of `q` is missing."
     v, lo, hi, c = COLS[q]
     flag = row.get(c, '') if c else ''
-    what = {'above': f"censored above (not reached on the grid: only known to be above {_fmt(row[lo])})",
-            'below': f"censored below (reached at the grid's lowest LR: only known to be below {_fmt(row[hi])})",
+    what = {'above': f"censored above (not reached on the grid: only known to be above {fmt_num(row[lo])})",
+            'below': f"censored below (reached at the grid's lowest LR: only known to be below {fmt_num(row[hi])})",
             'no data': "without data"}.get(flag, f"NaN{f' ({flag})' if flag else ''}")
     return f"rung {name}{'' if x is None else f' (x={x:.4g})'}: {q} of {arm!r} is {what}"
 
@@ -380,7 +382,7 @@ def fit_trend(xs,                      # one scale value per rung (e.g. non-embe
             'boot': np.stack([ba, bb], 1), 'n_boot_used': int(ok.sum()), 'note': '; '.join(notes),
             'verdict': 'falls' if hi < 0 else 'rises' if lo > 0 else 'no resolved trend',
             'reason': f"slope {b:+.3f} [{lo:+.3f}, {hi:+.3f}] {unit} per decade of x over {len(xs)} rungs "
-                      f"({', '.join(f'{n}: {_fmt(v)}' for n, v in zip(names, out['values']))})"}
+                      f"({', '.join(f'{n}: {fmt_num(v)}' for n, v in zip(names, out['values']))})"}
 
 # %% ../nbs/06c_scaling.ipynb #fcedec33
 def predict(trend: dict,         # `fit_trend` output
@@ -404,7 +406,7 @@ def _cut(quantity, v, lo, hi, note):
     "(v, lo, hi) kept at or above the quantity's floor (`FLOORS`), saying so in `note` (a list) when it cuts."
     f = FLOORS.get(quantity)
     if f is None or not np.isfinite(lo) or lo >= f: return v, lo, hi
-    note.append(f"cut at {f:g}, the least value {Q_WORDS[quantity]} can take (the line gave {_fmt(v)} [{_fmt(lo)}, {_fmt(hi)}])")
+    note.append(f"cut at {f:g}, the least value {Q_WORDS[quantity]} can take (the line gave {fmt_num(v)} [{fmt_num(lo)}, {fmt_num(hi)}])")
     return max(v, f), f, max(hi, f)
 
 # %% ../nbs/06c_scaling.ipynb #04dbb817
@@ -417,14 +419,16 @@ def check_lrs(pred: dict,              # a prediction dict (`prediction_file`, `
              ) -> dict:
     "Per arm: each predicted LR of `quantities` and one `step` either side, to 3 significant digits, sorted (empty where none is predicted)."
     snap = (lambda v: 10 ** (round(math.log10(v) * per_decade) / per_decade)) if per_decade else (lambda v: v)
-    r3 = lambda v: float(f'{snap(v):.3g}')
+    at = lambda v: round_lr(snap(v))  # a check LR: on the snap grid, then to a cell id's 3 digits
     arms = list(pred['quantities'].get('failure_lr', {}))
     out = {a: set() for a in arms}
     for q in quantities:
         for a, p in pred['quantities'].get(q, {}).items():
             if p.get('value') is None: continue
-            for b in (arms if q in COMPARISONS else [a]): out.setdefault(b, set()).update(r3(snap(p['value']) * step ** k) for k in (-1, 0, 1))
+            for b in (arms if q in COMPARISONS else [a]): out.setdefault(b, set()).update(at(snap(p['value']) * step ** k) for k in (-1, 0, 1))
     return {a: sorted(v) for a, v in out.items()}
+
+KIND = 'qknorm-nb prediction'  # a prediction file's `kind`: what 07f_check validates (it should import this one)
 
 METHOD = ("log-log least squares (y against log10 x for lr_sens and opt_gap) through the rungs' measures, "
           "with a band from {n} bootstrap replicates that resample seeds (arms paired), draw each grid-bracketed "
@@ -455,7 +459,7 @@ def prediction_file(target: dict,             # the rung or run predicted: name,
                                        'extrapolation_decades': round(float(p['extrapolation_decades']), 4), 'note': p['note'],
                                        'trend': tr['verdict'], **{k: _num(tr[k]) for k in ('slope', 'slope_lo', 'slope_hi')},
                                        'at_rungs': [_num(v) for v in tr['values']]}
-    pred = {'kind': 'qknorm-nb prediction', 'made_at': now(), 'target': {**target, 'x': x_new},
+    pred = {'kind': KIND, 'made_at': now(), 'target': {**target, 'x': x_new},
             'basis': {'rungs': [{'name': n, 'x': float(x)} for n, x in zip(names, xs)], 'method': METHOD.format(n=n_boot),
                       'n_boot': n_boot, 'seed': seed, 'level': level},
             'quantities': qs}
@@ -469,9 +473,9 @@ def _verdict(p, o):
     if o is None: return "not scored: the observed rung has no such measure for this arm"
     v, lo, hi, c = o
     if np.isfinite(v): return 'inside' if p['lo'] <= v <= p['hi'] else f"outside: observed {'higher' if v > p['hi'] else 'lower'}"
-    if c == 'above' and lo > p['hi']: return f"outside: observed higher (censored above {_fmt(lo)})"
-    if c == 'below' and hi < p['lo']: return f"outside: observed lower (censored below {_fmt(hi)})"
-    return f"not scored: observed {c or 'NaN'}" + (f" [{_fmt(lo)}, {_fmt(hi)}]" if c else '')
+    if c == 'above' and lo > p['hi']: return f"outside: observed higher (censored above {fmt_num(lo)})"
+    if c == 'below' and hi < p['lo']: return f"outside: observed lower (censored below {fmt_num(hi)})"
+    return f"not scored: observed {c or 'NaN'}" + (f" [{fmt_num(lo)}, {fmt_num(hi)}]" if c else '')
 
 def score(pred: dict,           # a `prediction_file` dict
           observed: pd.DataFrame, # `rung_measures` of the rung that ran
@@ -591,7 +595,7 @@ def transfer_file(target: dict,            # the run predicted: name, x, x_name,
             qs.setdefault(q, {})[a] = {**{k: _num(m[k]) for k in ('value', 'lo', 'hi', 'shift', 'shift_lo', 'shift_hi')},
                                        'n_rungs': 3, 'extrapolation_decades': 0.0, 'note': m['note'], 'trend': 'transfer',
                                        'at_rungs': [_num(x) for x in m['at_rungs']]}
-    pred = {'kind': 'qknorm-nb prediction', 'made_at': now(), 'target': dict(target),
+    pred = {'kind': KIND, 'made_at': now(), 'target': dict(target),
             'basis': {'rungs': [dict(name=n, role=r) for n, r in ((nb, 'base'), (ns, 'start'), (ne, 'end'))],
                       'method': TRANSFER_METHOD.format(n=n_boot), 'n_boot': n_boot, 'seed': seed, 'level': level},
             'quantities': qs}

@@ -7,20 +7,21 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/study.html.md"""
 # %% ../nbs/07_study.ipynb #3f304397
 from __future__ import annotations
 import difflib, itertools, json, math, os, re, time
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 import yaml
 import qknorm_nb
-from .arms import arm_name
-from .config import (RunConfig, ConfigError, PRESETS, make_config, default_values, is_int, is_num, COHORT_FIELDS,
-                              QK_NORMS, TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
+from .arms import VARIANTS, arm_name
+from .config import (RunConfig, ConfigError, PRESETS, FIELD_TYPES, make_config, default_values, is_int, is_num, COHORT_FIELDS,
+                              TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
+from .data import check_sources  # whether a cell's text is here: the data's check (01a_data)
 
 # %% auto #0
-__all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_TYPES', 'FIELD_CHOICES', 'StudyError',
-           'SweepError', 'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names', 'logspace',
-           'fmt_sci', 'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study',
-           'StudyLoader', 'load_study', 'read_summary', 'cell_status', 'refined_settings', 'add_missing',
-           'with_refined', 'check_cell_folders']
+__all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_CHOICES', 'StudyError', 'SweepError',
+           'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names', 'logspace', 'fmt_sci',
+           'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'StudyLoader',
+           'load_study', 'read_summary', 'cell_status', 'refined_settings', 'add_missing', 'with_refined',
+           'check_cell_folders']
 
 # %% ../nbs/07_study.ipynb #cc79b547
 class StudyError(ConfigError):
@@ -35,9 +36,9 @@ EXECUTORS = ('local', 'slurm')
 SLURM_KEYS = ('partition', 'account', 'qos', 'gpus_per_node', 'cpus_per_task', 'mem_gb', 'timeout_min',
               'array_parallelism', 'setup', 'cluster')  # cluster: submitit's AutoExecutor cluster ('local', 'debug' to test)
 ID_AXES = ('n_layer', 'qk_norm', 'lr', 'seed')  # always in the cell id, in this order
-FIELD_TYPES = {f.name: f.type for f in fields(RunConfig)}
-FIELD_CHOICES = dict(qk_norm=QK_NORMS, tokenizer=TOKENIZERS, dtype=DTYPES, attn_impl=ATTN_IMPLS, device=DEVICES,
+FIELD_CHOICES = dict(qk_norm=VARIANTS, tokenizer=TOKENIZERS, dtype=DTYPES, attn_impl=ATTN_IMPLS, device=DEVICES,
                      log_to=LOGGERS, dataset=CORPORA)  # named in messages: the values a mistyped entry could have meant
+                                                       # (qk_norm: the arms' table itself, read when a message is written)
 _NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.-]*')
 
 def check_keys(where, d, known, err=StudyError):
@@ -219,7 +220,7 @@ def make_cell(st: Study, # the study the cell belongs to
     for k, v in over.items():  # refinement names every cell by its full settings, n_layer too: fine when it agrees with fixed
         if k in st.fixed and st.fixed[k] != v: raise StudyError(f"cell settings {k}={v!r} contradict the study's fixed {k}={st.fixed[k]!r}")
     cid = cell_id(default_values() | PRESETS.get(st.preset, {}) | st.fixed | over, extra)
-    try: cfg = make_config(st.preset, **(st.fixed | over))
+    try: cfg = check_sources(make_config(st.preset, **(st.fixed | over)))  # the text it trains on must be here too
     except ConfigError as e: raise ConfigError(f"{cid}: {e}") from None
     return Cell(cid, cfg, dict(settings))
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
 from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, LOGGERS, is_int, is_num
-from .files import atomic_write, write_json, sha256, now
-from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, COMPLETE, load_study, load_json, read_summary,
+from .files import COMPLETE, ENDED, atomic_write, load_json, write_json, sha256, now
+from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
                              check_cell_folders)
 from .locks import STALE_AFTER, cell_lock, clear_stale_lock, lock_holder, lock_path, read_lock, sweep_marker
@@ -428,13 +428,13 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     try:
         sweep(st.cells)
         r = 1
-        while st.refine and wait and all(states.get(c.id) in (*COMPLETE, 'failed') for c in st.cells):
+        while st.refine and wait and all(states.get(c.id) in ENDED for c in st.cells):
             new, reason = refine_round(st, study_dir, r)
             _write_study_json(study_dir, st, hashes)  # the round's cells are on record before any of them runs
             if new: bar.write(f"{st.name}: refinement round {r} adds {len(new)} cells ({reason})")
             sweep(new)
             if reason != 'continue':
-                if all(states.get(c.id) in (*COMPLETE, 'failed') for c in new):  # the last round ran: refinement is over
+                if all(states.get(c.id) in ENDED for c in new):  # the last round ran: refinement is over
                     _write_study_json(study_dir, st, hashes, refine_stop=reason)
                 break
             r += 1

@@ -15,8 +15,9 @@ from .model import GPT, n_params, configure_optimizers
 from .probes import run_probes, global_grad_norm
 from .device import setup_device, autocast_for
 from .runstate import (new_state, restore_state, due, check_eval, check_probe, check_train_loss, record, flush,
-                                finish, summary, open_tracker, Progress)
-from .files import atomic_save, json_safe, read_json, remove_stale_tmp, write_json, write_jsonl
+                                finish, summary, ProgressWriter)
+from .tracking import open_tracker
+from .files import COMPLETE, atomic_save, json_safe, read_json, remove_stale_tmp, write_json, write_jsonl
 
 # %% auto #0
 __all__ = ['CKPT', 'TIME_SPLIT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'checkpoint_problem', 'load_checkpoint', 'evaluate',
@@ -134,7 +135,7 @@ def finished_summary(run_dir: Path, cfg: RunConfig) -> dict | None:
                               f"asked for {getattr(cfg, diff, '?')!r}); choose another out_dir")
     if spath.exists():
         s = read_json(spath)
-        if s.get('status') in ('done', 'diverged'): return s
+        if s.get('status') in COMPLETE: return s
     return None
 
 # %% ../nbs/05_train.ipynb #022add68
@@ -177,7 +178,7 @@ def train(cfg: RunConfig,          # a validated run config
 
 def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt, lines=False):
     val_batches = [get_batch(data.val, cfg.batch_size, cfg.block_size, VAL_SEED, i, device) for i in range(cfg.eval_iters)]
-    bar, live = _bar(cfg, state['step'], progress), Progress(run_dir, cfg)
+    bar, live = _bar(cfg, state['step'], progress), ProgressWriter(run_dir, cfg)
     t0, elapsed0 = time.perf_counter(), state['elapsed']
     live.update(state, force=True)
     split = dict.fromkeys(TIME_SPLIT, 0.0)  # where this session's wall time goes (the summary's time_split; qknorm bench reads it)

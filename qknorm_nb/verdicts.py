@@ -9,15 +9,15 @@ from __future__ import annotations
 import math
 import numpy as np
 import pandas as pd
-from .metrics import (OFF, BY, WORTSMAN_LRS, ResultsError, tidy_runs, lr_curves, lr_sensitivity,
-                               lr_sensitivity_seeds, curve_seeds, t_interval, t_quantile, qk_variants, welch_interval,
-                               _key, fmt_num)
+from .metrics import (OFF, BY, WORTSMAN_LRS, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
+                               curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, _key, fmt_num)
+from .files import ENDED  # cell statuses of a run that has ended, declared once (00_files); 20_analysis imports it from here
 
 # %% auto #0
-__all__ = ['USEFUL', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'ENDED', 'fit_fail_curve', 'depth_star',
-           'not_useful', 'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum',
-           'optimum_gap', 'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains',
-           'coverage', 'ended_groups', 'study_summary']
+__all__ = ['USEFUL', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'fit_fail_curve', 'depth_star', 'not_useful',
+           'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap',
+           'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage',
+           'ended_groups', 'study_summary']
 
 # %% ../nbs/06a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -89,7 +89,7 @@ def failure_lr(df: pd.DataFrame, # study results table
         j = next((m for m in range(i, len(lrs)) if nf[m] == n[m]), None)
         tr = lrs[i - 1] if i > 0 else np.nan
         ff = lrs[i] if i < len(lrs) else np.nan
-        rows.append({**dict(zip(by, k if isinstance(k, tuple) else (k,))), 'lr_trained': tr, 'lr_first_fail': ff,
+        rows.append({**_key(by, k), 'lr_trained': tr, 'lr_first_fail': ff,
                      'lr_all_fail': lrs[j] if j is not None else np.nan, 'bracket_ratio': ff / tr,
                      'censored': 'above' if i == len(lrs) else 'below' if i == 0 else '',
                      'n_seeds_trained': int(n[i - 1]) if i > 0 else 0, 'n_seeds_fail': int(n[i]) if i < len(lrs) else 0,
@@ -113,7 +113,7 @@ def near_optimal_band(df: pd.DataFrame,  # study results table
             a = a.sort_values('lr')
             inb = ((a['mean'] <= star + tol_nats + 1e-12) & (a['n_diverged'] == 0)).values  # (n_lr,)
             idx = np.flatnonzero(inb)
-            rows.append({**dict(zip(by, k if isinstance(k, tuple) else (k,))), 'qk_norm': qk,
+            rows.append({**_key(by, k), 'qk_norm': qk,
                          'band_lo': a['lr'].values[idx[0]] if len(idx) else np.nan,
                          'band_hi': a['lr'].values[idx[-1]] if len(idx) else np.nan, 'n_in_band': len(idx),
                          'contiguous': bool(len(idx) and idx[-1] - idx[0] + 1 == len(idx)),
@@ -141,17 +141,6 @@ def arm_diff(a: pd.Series, b: pd.Series, # per-seed values of two arms, indexed 
         out.update(lo=p['lo'], hi=p['hi'], t=p['t'], method='paired')
     return out
 
-def _arms(df, on):
-    "The QK-norm variants to compare with 'none': `on`, or every variant present."
-    vs = qk_variants(df)
-    if OFF not in set(df['qk_norm']): raise ResultsError(f"results have no QK-norm-off rows (qk_norm={OFF!r})")
-    if not vs: raise ResultsError(f"results have only qk_norm={OFF!r} rows: no QK-norm variant to compare")
-    if on is None: return vs
-    ons = [on] if isinstance(on, str) else list(on)
-    bad = [o for o in ons if o not in vs]
-    if bad: raise ResultsError(f"on={bad[0]!r} is not a QK-norm variant in the results; variants present: {', '.join(map(repr, vs))}")
-    return ons
-
 def sensitivity_gap(df: pd.DataFrame,   # study results table
                     on=None,            # QK-norm variant(s) compared with 'none' (None: every variant)
                     alpha: float = 0.05, # 1 - confidence level
@@ -161,7 +150,7 @@ def sensitivity_gap(df: pd.DataFrame,   # study results table
     for rng, lrs in (('wortsman', WORTSMAN_LRS), ('full', None)):
         head = lr_sensitivity(df, lrs=lrs).set_index(['qk_norm', 'n_layer'])
         seeds = lr_sensitivity_seeds(df, lrs=lrs).set_index(['qk_norm', 'n_layer', 'seed'])['lr_sens']
-        for o in _arms(df, on):
+        for o in compared_variants(df, on):
             for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):
                 get = lambda q: seeds.loc[(q, L)] if (q, L) in seeds.index else pd.Series(dtype=float)
                 ti = arm_diff(get(OFF), get(o), alpha)
@@ -200,7 +189,7 @@ def optimum_gap(df: pd.DataFrame,    # study results table
     names = dict(b='on', lr_star_a='lr_star_off', lr_star_b='lr_star_on', loss_star_a='loss_star_off', loss_star_b='loss_star_on',
                  diff='opt_gap', lo='opt_lo', hi='opt_hi', n='opt_n', t='opt_t', n_a='opt_n_off', n_b='opt_n_on', corr='opt_corr',
                  method='opt_method')
-    gaps = [arm_gap_at_optimum(df, OFF, o, alpha).rename(columns=names).drop(columns='a') for o in _arms(df, on)]
+    gaps = [arm_gap_at_optimum(df, OFF, o, alpha).rename(columns=names).drop(columns='a') for o in compared_variants(df, on)]
     return pd.concat(gaps, ignore_index=True) if gaps else pd.DataFrame(columns=['n_layer', *names.values()])
 
 # %% ../nbs/06a_verdicts.ipynb #feee8824
@@ -241,7 +230,7 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
                      ) -> pd.DataFrame:
     "Per depth and variant: the LR where the seed-mean off − on gap rises above `margin` for good, its grid bracket and the seeds' spread."
     rows = []
-    for o in _arms(df, on):
+    for o in compared_variants(df, on):
         gs = _gap_seeds(df, o)
         for L, g in gs.groupby('n_layer'):
             mean = g.groupby('lr')['gap'].mean().sort_index()
@@ -262,7 +251,7 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
     return pd.DataFrame(rows)
 
 # %% ../nbs/06a_verdicts.ipynb #965931b8
-_f = fmt_num  # one formatter for every sentence (metrics)
+# a gap's interval in words: signed 3 decimals (nats), so not `fmt_num`'s 3 significant digits
 def _ci(m, lo, hi, n, t): return f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] (n={n}, t={t:.3g})" if n >= 2 else f"{m:+.3f} (n={n}: no interval)"
 
 def _h1(gs, L, eps, margin, alpha):
@@ -300,7 +289,8 @@ def _h2(fo, fn, sg):
     tr_off = fo['lr_trained'] if fo['lr_trained'] == fo['lr_trained'] else 0.0
     ff_on = fn['lr_first_fail'] if fn['lr_first_fail'] == fn['lr_first_fail'] else np.inf
     higher, lower = bool(tr_on >= ff_off), bool(ff_on <= tr_off)
-    br = f"failure brackets off [{_f(fo['lr_trained'])}, {_f(fo['lr_first_fail'])}], on [{_f(fn['lr_trained'])}, {_f(fn['lr_first_fail'])}]"
+    br = (f"failure brackets off [{fmt_num(fo['lr_trained'])}, {fmt_num(fo['lr_first_fail'])}], "
+          f"on [{fmt_num(fn['lr_trained'])}, {fmt_num(fn['lr_first_fail'])}]")
     sens = f"LR sensitivity (Wortsman range) off − on {_ci(sg['diff_wortsman'], sg['lo_wortsman'], sg['hi_wortsman'], sg['n_wortsman'], sg['t_wortsman'])}"
     if sg.get('missing_wortsman'): return None, f"{br}; no LR sensitivity on Wortsman's range: the grid lacks {sg['missing_wortsman']}"
     less, small = bool(sg['lo_wortsman'] > 0), bool(sg['hi_wortsman'] < SENS_EFFECT)
@@ -327,7 +317,7 @@ def depth_table(df: pd.DataFrame,       # study results table
     opt = optimum_gap(df, on, alpha).set_index(['on', 'n_layer'])
     nec = necessity_bracket(df, on, margin, alpha).set_index(['on', 'n_layer'])
     rows = []
-    for o in _arms(df, on):
+    for o in compared_variants(df, on):
         gs = _gap_seeds(df, o)
         for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):
             h1, h1_why, low, best = _h1(gs, L, eps, margin, alpha)
@@ -435,8 +425,6 @@ def cap_explains(ln_cost: dict,   # t interval of ℓ_layernorm − ℓ_none at 
     return 'inconclusive', f"{txt}: l2 is within noise of both layernorm and none"
 
 # %% ../nbs/06a_verdicts.ipynb #efe45ba4
-ENDED = ('done', 'diverged', 'failed')  # cell statuses of a run that has ended
-
 def coverage(spec: dict,       # the study declaration (study.json), with its `cells`
              df: pd.DataFrame, # the results table (collect_results), any statuses
             ) -> pd.DataFrame:
@@ -475,5 +463,5 @@ def study_summary(df: pd.DataFrame, # one study's results table
     row = {'runs': len(df), **{nm(r.on, r.hypothesis): r.verdict for r in v.itertuples()}}
     for r in t.itertuples():
         row[nm(r.on, f'threshold L{r.n_layer}')] = ('none on grid' if not np.isfinite(r.threshold) else
-                                                    f'{r.threshold:.2g} [{_f(r.thr_lo)}, {_f(r.thr_hi)}]')
+                                                    f'{r.threshold:.2g} [{fmt_num(r.thr_lo)}, {fmt_num(r.thr_hi)}]')
     return row
