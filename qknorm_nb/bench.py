@@ -427,8 +427,7 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
 class _Absent:
     "A field a results file lacks (saved before it was measured): prints as '–' in any format, and stays absent in arithmetic."
     def __format__(self, spec): return '–'
-    def __mul__(self, other): return self
-    __rmul__ = __truediv__ = __rtruediv__ = __mul__
+    def __rmul__(self, other): return self  # 100 * x, the one arithmetic format_results does
 
 class _Fields(dict):
     "A section of saved results whose missing fields read as `_Absent`: one format for files of every age."

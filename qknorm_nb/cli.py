@@ -10,7 +10,7 @@ import argparse, errno, math, os, re, sys, warnings
 import yaml
 from pathlib import Path
 import qknorm_nb
-from .config import ConfigError, PRESETS, DEVICES, LOGGERS, default_values, make_config
+from .config import ConfigError, PRESETS, DEVICES, LOGGERS, FIELD_TYPES, default_values, make_config
 from .files import COMPLETE, write_json
 from .study import EXECUTORS, SweepError, preset_names, read_summary
 from .sweep import SweepResult, run_study
@@ -145,7 +145,7 @@ def _field_values(items: list) -> dict:
     out = {}
     for it in items:
         k, sep, v = it.partition('=')
-        if not sep or k not in default_values(): raise ConfigError(f"--set {it!r}: must be FIELD=VALUE with FIELD a RunConfig field (e.g. n_embd=64)")
+        if not sep or k not in FIELD_TYPES: raise ConfigError(f"--set {it!r}: must be FIELD=VALUE with FIELD a RunConfig field (e.g. n_embd=64)")
         out[k] = yaml.safe_load(v)
     check_sources(make_config('cpu', **out))  # the values are checked as a run's would be, its text too
     return out

@@ -22,7 +22,7 @@ from .device import setup_device, autocast_for
 from .runstate import (new_state, restore_state, due, check_eval, check_probe, check_train_loss, record, flush,
                                 finish, summary, ProgressWriter)
 from .tracking import open_tracker
-from .train import VAL_SEED, get_lr, finished_summary, checkpoint_problem  # the single run's schedule, held-out batches, folder and checkpoint checks
+from .train import VAL_SEED, get_lr, finished_summary, checkpoint_problem, progress_line  # the single run's schedule, held-out batches, folder and checkpoint checks, progress line
 
 # %% auto #0
 __all__ = ['check_cohort', 'cohort_id', 'init_members', 'stack_params', 'member_state_dict', 'cohort_forward', 'CohortAdamW',
@@ -382,14 +382,10 @@ def _losses(vals) -> str: return ' '.join(f"{v:.4f}" for v in vals)
 @patch
 def say(self: _Cohort, said: tuple, step: int, losses: list) -> tuple:
     "Print nanoGPT's progress line for a logged step: every active member's loss (batch order), ms per step, tokens/s of all members."
-    now, (s0, t0) = time.perf_counter(), said
-    ms = 1000 * (now - t0) / max(1, step - s0)  # evaluation and probes since the last line included, as `say` in `05_train`
     sts = [self.states[m] for m in self.active]
     fresh = all(s.get('last_eval') == step and s.get('last_val') is not None for s in sts)
-    val = f", val {_losses(s['last_val'] for s in sts)}" if fresh else ''  # only on the steps that evaluated
-    tps = f", {1000 * len(sts) * self.cfg.tokens_per_step / ms:,.0f} tokens/s" if step > s0 else ''
-    print(f"step {step}/{self.cfg.max_iters}: loss {_losses(losses)}{val}, {ms:.1f} ms/step{tps} ({len(sts)} members)", flush=True)
-    return step, now
+    val = _losses(s['last_val'] for s in sts) if fresh else None  # only on the steps that evaluated
+    return progress_line(said, step, self.cfg.max_iters, _losses(losses), val, len(sts) * self.cfg.tokens_per_step, f" ({len(sts)} members)")
 
 @patch
 def run(self: _Cohort, progress, lines: bool = False):

@@ -179,7 +179,7 @@ def make_config(preset: str|None = 'cpu', # a key of `PRESETS`, or None for the 
                 base: RunConfig|None = None, # start from this config instead of a preset
                 **overrides) -> RunConfig:
     "Build a validated `RunConfig` from a preset (or `base`) plus `overrides`; any field can be overridden."
-    known = [f.name for f in fields(RunConfig)]
+    known = list(FIELD_TYPES)
     for k in overrides:
         if k in REMOVED_FIELDS: raise ConfigError(f"config field {k!r} was removed: {REMOVED_FIELDS[k]}")
         if k not in known: raise _unknown(k, known)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, os, socket, threading, time, uuid
 from contextlib import contextmanager
 from pathlib import Path
-from .files import pid_alive, now
+from .files import pid_alive, now, load_json
 
 # %% auto #0
 __all__ = ['STALE_AFTER', 'lock_path', 'read_lock', 'boot_id', 'lock_is_stale', 'lock_holder', 'acquire_lock', 'release_lock',
@@ -25,8 +25,7 @@ def lock_path(cell_dir) -> Path:
 
 def read_lock(path) -> dict|None:
     "The holder recorded in a lock file, or None when the file is gone or not readable yet."
-    try: d = json.loads(Path(path).read_text())
-    except (FileNotFoundError, json.JSONDecodeError): return None
+    d = load_json(path)
     return d if isinstance(d, dict) else None
 
 def _age(path) -> float:

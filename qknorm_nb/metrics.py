@@ -27,7 +27,7 @@ BY = ('qk_norm', 'n_layer')  # one LR curve per arm and depth
 class ResultsError(ValueError):
     "The results table cannot be analysed as given; the message names the column or value and what is allowed."
 
-def _names(xs): return ', '.join(map(repr, xs))  # how every message of the analysis lists names (verdicts, scaling)
+def _names(xs): return ', '.join(map(repr, xs))  # how the analysis's messages list names
 
 def check_results(df: pd.DataFrame, # the study results table, one row per run
                   cols=REQUIRED,     # columns that must be present
@@ -105,8 +105,7 @@ def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a 
 def fmt_num(x, missing='NaN') -> str:
     "A number as every sentence and table writes it: 3 significant digits, 'inf'/'-inf' for an open end, `missing` for None or NaN."
     # the one formatter of the analysis (verdicts, scaling and the pages call it): a change here changes every sentence alike
-    if x is None or x != x: return missing
-    return 'inf' if x == np.inf else '-inf' if x == -np.inf else f'{x:.3g}'
+    return missing if x is None or x != x else f'{x:.3g}'  # (the format itself writes 'inf' and '-inf')
 
 def tidy_runs(df: pd.DataFrame, # study results table
               by=BY,            # grouping columns kept beside lr and seed

@@ -15,19 +15,20 @@ from .files import load_json, read_jsonl, ENDED
 from .config import RUNTIME_FIELDS
 from .metrics import OFF, fmt_num, tidy_runs
 from .verdicts import USEFUL, MARGIN, plateau_lrs, necessity_bracket
-from .scaling import SCALE_QUANTITIES, COMPARISONS, COLS, Q_WORDS
+from .scaling import SCALE_QUANTITIES, COMPARISONS, COLS, Q_WORDS, arms_of
 from .plots import load_metrics
-from .study import cell_status
+from .study import read_summary
+from .refine import brackets
 from .ladder import ladder_dir, rung_table, rung_complete
 from .check import when
 
 # %% auto #0
 __all__ = ['PAGE_QUANTITIES', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms', 'arm_key',
-           'arms_of', 'cap_pair', 'gap_interval', 'shown_quantities', 'git_top', 'first_commit', 'first_file',
-           'made_before', 'draw_point', 'band', 'refine_cost', 'fit_words', 'failure_kind', 'last_probe',
-           'first_signal', 'study_data', 'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of',
-           'trend_words', 'step_trend_words', 'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow',
-           'target_differs', 'weak_links', 'predicted', 'interval_width', 'margin_words', 'necessity_words']
+           'cap_pair', 'gap_interval', 'shown_quantities', 'git_top', 'first_commit', 'first_file', 'made_before',
+           'draw_point', 'band', 'refine_cost', 'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data',
+           'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of', 'trend_words', 'step_trend_words',
+           'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow', 'target_differs', 'weak_links',
+           'predicted', 'interval_width', 'margin_words', 'necessity_words']
 
 # %% ../nbs/15_pages.ipynb #7797b76f
 def md(s: str):
@@ -63,10 +64,6 @@ def arm_key(s: pd.Series) -> pd.Series:
     "A `DataFrame.sort_values` key: an arm column ('arm' or 'qk_norm') by `arm_rank`, any other column as it is."
     return s.map(arm_rank) if s.name in ('arm', 'qk_norm') else s
 
-def arms_of(q: str, arms) -> list:
-    "The arms scale quantity `q` has: the QK-norm variants among `arms` for an off-vs-on comparison (`scaling.COMPARISONS`), every arm otherwise."
-    return [a for a in arms if a != OFF] if q in COMPARISONS else list(arms)
-
 def cap_pair(arms=None) -> tuple|None:
     """(capped, learned): in `arms.QK_NORMS` order, the first QK-norm variant with the fixed 1/√head_dim logit scale and the first that
     learns its logit scale (`arms.VARIANTS`), among `arms` (None: the whole table); None when `arms` lacks either, or the off arm."""
@@ -87,12 +84,12 @@ def shown_quantities(order=(), drop=(), rest: bool = True) -> tuple:
     if bad: raise ValueError(f"{', '.join(map(repr, bad))}: not in scaling.SCALE_QUANTITIES ({', '.join(names)})")
     return tuple(q for q in (*order, *(n for n in names if rest and n not in order)) if q not in drop)
 
-_LENGTH_ORDER = ('failure_lr', 'useful_lr', 'lr_star', 'lr_sens', 'necessity', 'opt_gap', 'logit_lr')
+_LENGTH_ORDER = tuple(q.name for q in sorted(SCALE_QUANTITIES, key=lambda q: q.rank))  # the order the quantities are read in
 PAGE_QUANTITIES = dict(  # the one place a page picks and orders the scale quantities (see above)
     scale=shown_quantities(),
     scale_summary=shown_quantities(('failure_lr', 'necessity', 'lr_sens', 'opt_gap', 'lr_star'), rest=False),
     scale_target=shown_quantities(('failure_lr', 'necessity', 'lr_star', 'lr_sens', 'opt_gap'), rest=False),
-    length=shown_quantities(_LENGTH_ORDER, drop=('lr_sens',)),
+    length=shown_quantities(_LENGTH_ORDER, drop=tuple(q.name for q in SCALE_QUANTITIES if q.wortsman_range)),  # not on a seeded grid
     length_files=shown_quantities(_LENGTH_ORDER),
 )
 
@@ -151,7 +148,6 @@ def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
                 spec: dict,       # its study.json, with a `refine` block
                ) -> str:
     "What refinement bought, in a sentence: the widest refined bracket, and the cells a uniform grid at that resolution would need; '' when no refined edge has a finite bracket."
-    from qknorm_nb.refine import brackets
     ref = spec['refine']
     lrs, arms, depths, seeds = (sorted(df[c].unique()) for c in ('lr', 'qk_norm', 'n_layer', 'seed'))
     b = brackets(df, ref)
@@ -212,24 +208,22 @@ def rung_state(ld, r, runs) -> dict:
     """Where rung `r` stands: `table` (its results, `ladder.rung_table`; None before any cell ended), `complete`, `ended` of `declared` cells,
     a `note` on why it is not complete when that is not plain, and its ended cells' `cpu_h` (wall time summed, hours) and `machines`."""
     runs = Path(runs)
+    if r.source is None: d = ladder_dir(ld, runs)/r.id; cells = list((load_json(d/'study.json') or {}).get('cells') or {})
+    else: d = runs/r.source; cells, spec = source_cells(ld, r, runs)
+    every = {c: read_summary(d/c) or {} for c in cells}  # each cell's summary, read once
+    ended = [c for c in cells if every[c].get('status') in ENDED]
+    n, sums = len(ended), [every[c] for c in ended]
     if r.source is None:
-        d = ladder_dir(ld, runs)/r.id
-        cells = list((load_json(d/'study.json') or {}).get('cells') or {})
         table, done = rung_table(ld, r, runs), rung_complete(ld, r, runs)
-        note = '' if done or not cells else ('its refinement is still planning cells' if all(cell_status(d/c) in ENDED for c in cells) else '')
+        note = '' if done or not cells else ('its refinement is still planning cells' if n == len(cells) else '')
     else:  # a slice of another study: complete when every cell that study declares for this rung has ended
-        d = runs/r.source
-        cells, spec = source_cells(ld, r, runs)
         table = rung_table(ld, r, runs) if (d/'study.json').exists() else None
         stopped = spec.get('refine_stop') is not None or not spec.get('refine')
-        n = sum(cell_status(d/c) in ENDED for c in cells)
         done = bool(cells) and n == len(cells) and stopped
         note = (f"runs/{r.source} does not exist here" if not spec else
                 f"runs/{r.source} is still running: {n} of the {len(cells)} cells it declares for this rung have ended" if n < len(cells) else
                 f"runs/{r.source} is still refining: it may add cells" if not stopped else '')
-    ended = [c for c in cells if cell_status(d/c) in ENDED]
-    sums = [load_json(d/c/'summary.json') or {} for c in ended]
-    return dict(rung=r, table=table, complete=done, ended=len(ended), declared=len(cells), note=note,
+    return dict(rung=r, table=table, complete=done, ended=n, declared=len(cells), note=note,
                 cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600, machines=', '.join(sorted({s.get('cpu') or 'not recorded' for s in sums})))
 
 def corpus_words(cfg) -> str:
@@ -356,10 +350,11 @@ def necessity_words(m: pd.DataFrame, t: pd.DataFrame, on: str, steps: int) -> st
     v, lo, hi, c = (m.at[on, k] for k in COLS['necessity'])
     s = f"at {steps} steps the necessity threshold is {iv(v, lo, hi)}"
     if np.isfinite(v): return s + f" and the gap at the optimum {iv(m.at[on, 'opt_gap'], m.at[on, 'opt_gap_lo'], m.at[on, 'opt_gap_hi'])} nats"
+    if c not in ('above', 'partly above'): return s
     flat = sorted(lr for _, lr in plateau_lrs(tidy_runs(t[t.qk_norm.isin([OFF, on])], ['qk_norm', 'n_layer'])))
+    if not flat: return s
     nb = necessity_bracket(t, [on]).iloc[0]
     return (f"at {steps} steps **QK-norm is necessary at no LR where either arm still trains usefully**: "
             f"from LR {fmt(flat[0])} up both arms end more than {USEFUL} nats above the rung's best loss (a plateau, where a gap is "
-            f"no crossing), and at the highest LR below that, {fmt(nb['lr_fail'])}, the off arm is {fmt(-nb['gap_f'])} "
-            f"[{fmt(-nb['gap_f_hi'])}, {fmt(-nb['gap_f_lo'])}] nats *better*, not {MARGIN} worse; so the threshold is censored above "
-            "and no trend or prediction can use it" if flat and c in ('above', 'partly above') else s)
+            f"no crossing), and at the highest LR below that, {fmt(nb['lr_fail'])}, the off arm is {iv(-nb['gap_f'], -nb['gap_f_hi'], -nb['gap_f_lo'])} "
+            f"nats *better*, not {MARGIN} worse; so the threshold is censored above and no trend or prediction can use it")

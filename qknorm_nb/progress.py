@@ -11,7 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from .config import is_num
-from .study import COMPLETE, load_study, load_json, read_summary, with_refined, check_cell_folders
+from .files import COMPLETE, ENDED, load_json
+from .study import load_study, read_summary, with_refined, check_cell_folders
 from .locks import STALE_AFTER, lock_holder, live_sweeps
 
 # %% auto #0
@@ -125,7 +126,7 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
     sizes = {c.id: cell_size(c.config) for c in st.cells}
     for c in st.cells:
         s = read_summary(d/c.id) or {}
-        if s.get('status') in (*COMPLETE, 'failed'):
+        if s.get('status') in ENDED:
             states[c.id] = s['status']
             if s['status'] in COMPLETE and is_num(s.get('wall_time')) and math.isfinite(s['wall_time']):
                 walls.append(float(s['wall_time'])); done_sizes.append(sizes[c.id])

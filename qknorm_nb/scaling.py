@@ -19,8 +19,8 @@ from .files import json_safe, now
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
            'Q_WORDS', 'FLOORS', 'KIND', 'METHOD', 'TRANSFER_METHOD', 'synthetic_rung', 'synthetic_failure_lr',
-           'Quantity', 'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'fit_trend', 'predict',
-           'check_lrs', 'prediction_file', 'score', 'compare_measures', 'transfer', 'transfer_file']
+           'Quantity', 'arms_of', 'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'fit_trend',
+           'predict', 'check_lrs', 'prediction_file', 'score', 'compare_measures', 'transfer', 'transfer_file']
 
 # %% ../nbs/06c_scaling.ipynb #85382de8
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
@@ -192,6 +192,10 @@ SEED_MEANS = {q.name: q.seed_mean for q in SCALE_QUANTITIES if q.seed_mean}
 LOG_Y = {q.name: q.log_y for q in SCALE_QUANTITIES}
 Q_WORDS = {q.name: q.words for q in SCALE_QUANTITIES}
 FLOORS = {q.name: q.floor for q in SCALE_QUANTITIES if q.floor is not None}
+
+def arms_of(q: str, arms) -> list:
+    "The arms scale quantity `q` has: the QK-norm variants among `arms` for an off-vs-on comparison (`COMPARISONS`), every arm otherwise."
+    return [a for a in arms if a != OFF] if q in COMPARISONS else list(arms)
 
 def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_layer)
                   on='layernorm',           # the QK-norm variant(s) compared with 'none' (a list, or None: every variant)
@@ -428,7 +432,7 @@ def check_lrs(pred: dict,              # a prediction dict (`prediction_file`, `
             for b in (arms if q in COMPARISONS else [a]): out.setdefault(b, set()).update(at(snap(p['value']) * step ** k) for k in (-1, 0, 1))
     return {a: sorted(v) for a, v in out.items()}
 
-KIND = 'qknorm-nb prediction'  # a prediction file's `kind`: what 07f_check validates (it should import this one)
+KIND = 'qknorm-nb prediction'  # a prediction file's `kind`, which 07f_check validates
 
 METHOD = ("log-log least squares (y against log10 x for lr_sens and opt_gap) through the rungs' measures, "
           "with a band from {n} bootstrap replicates that resample seeds (arms paired), draw each grid-bracketed "
@@ -451,8 +455,7 @@ def prediction_file(target: dict,             # the rung or run predicted: name,
     names = [f'rung{i}' for i in range(len(xs))] if basis_names is None else list(basis_names)
     ons, caches, qs = [a for a in arms if a != OFF], [{} for _ in tables], {}
     for q in quantities:
-        for a in arms:
-            if q in COMPARISONS and a == OFF: continue
+        for a in arms_of(q, arms):
             tr = fit_trend(xs, tables, q, a, n_boot, seed, names=names, on=ons, caches=caches)
             p = predict(tr, x_new, level)
             qs.setdefault(q, {})[a] = {**{k: _num(p[k]) for k in ('value', 'lo', 'hi')}, 'n_rungs': int(p['n_rungs']),
@@ -589,8 +592,7 @@ def transfer_file(target: dict,            # the run predicted: name, x, x_name,
     (nb, tb), (ns, ts), (ne, te) = base, start, end
     ons, caches, qs = [a for a in arms if a != OFF], [{} for _ in range(3)], {}
     for q in quantities:
-        for a in arms:
-            if q in COMPARISONS and a == OFF: continue
+        for a in arms_of(q, arms):
             m = transfer(tb, ts, te, q, a, n_boot, seed, (nb, ns, ne), ons, level=level, caches=caches)
             qs.setdefault(q, {})[a] = {**{k: _num(m[k]) for k in ('value', 'lo', 'hi', 'shift', 'shift_lo', 'shift_hi')},
                                        'n_rungs': 3, 'extrapolation_decades': 0.0, 'note': m['note'], 'trend': 'transfer',

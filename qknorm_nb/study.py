@@ -330,7 +330,7 @@ def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset nam
     raise StudyError(f"study {s!r} is neither a study file nor a preset ({', '.join(names)}){hint}")
 
 # %% ../nbs/07_study.ipynb #1d1a0cbc
-from .files import COMPLETE, load_json  # the statuses and the race-free reader, declared once (00_files)
+from .files import load_json  # the race-free reader, declared once (00_files)
 
 def read_summary(cell_dir) -> dict|None:
     "The cell's summary.json as a dict, or None when there is none yet."

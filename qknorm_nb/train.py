@@ -21,7 +21,7 @@ from .files import COMPLETE, atomic_save, json_safe, read_json, remove_stale_tmp
 
 # %% auto #0
 __all__ = ['CKPT', 'TIME_SPLIT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'checkpoint_problem', 'load_checkpoint', 'evaluate',
-           'build', 'train_step', 'RunDirError', 'finished_summary', 'say', 'train']
+           'build', 'train_step', 'RunDirError', 'finished_summary', 'progress_line', 'say', 'train']
 
 # %% ../nbs/05_train.ipynb #0c6858c5
 def get_lr(it: int, cfg: RunConfig) -> float:
@@ -139,15 +139,19 @@ def finished_summary(run_dir: Path, cfg: RunConfig) -> dict | None:
     return None
 
 # %% ../nbs/05_train.ipynb #022add68
-def say(said: tuple, step: int, loss: float, state: dict, cfg: RunConfig) -> tuple:
-    "Print nanoGPT's progress line for a logged step (the time per step since the last line); return the new (step, time)."
+def progress_line(said: tuple, step: int, max_iters: int, loss: str, val: str|None, tokens_per_step: int, suffix: str = '') -> tuple:
+    "Print nanoGPT's line for a logged step from its loss and val texts; return the new (step, time) of the last line."
     now, (s0, t0) = time.perf_counter(), said
     ms = 1000 * (now - t0) / max(1, step - s0)  # evaluation and probes since the last line included, as nanoGPT's `dt`
-    fresh = state.get('last_eval') == step and state.get('last_val') is not None and math.isfinite(state['last_val'])
-    val = f", val {state['last_val']:.4f}" if fresh else ''  # only on the steps that evaluated, not a stale number
-    tps = f", {1000 * cfg.tokens_per_step / ms:,.0f} tokens/s" if step > s0 else ''
-    print(f"step {step}/{cfg.max_iters}: loss {loss:.4f}{val}, {ms:.1f} ms/step{tps}", flush=True)
+    tps = f", {1000 * tokens_per_step / ms:,.0f} tokens/s" if step > s0 else ''
+    print(f"step {step}/{max_iters}: loss {loss}{f', val {val}' if val else ''}, {ms:.1f} ms/step{tps}{suffix}", flush=True)
     return step, now
+
+def say(said: tuple, step: int, loss: float, state: dict, cfg: RunConfig) -> tuple:
+    "Print a single run's progress line for a logged step; return the new (step, time)."
+    fresh = state.get('last_eval') == step and state.get('last_val') is not None and math.isfinite(state['last_val'])
+    val = f"{state['last_val']:.4f}" if fresh else None  # only on the steps that evaluated, not a stale number
+    return progress_line(said, step, cfg.max_iters, f"{loss:.4f}", val, cfg.tokens_per_step)
 
 
 # %% ../nbs/05_train.ipynb #74770c2d

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from .metrics import (OFF, BY, WORTSMAN_LRS, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
                                curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, _key, fmt_num)
-from .files import ENDED  # cell statuses of a run that has ended, declared once (00_files); 20_analysis imports it from here
+from .files import ENDED  # cell statuses of a run that has ended, declared once (00_files)
 
 # %% auto #0
 __all__ = ['USEFUL', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'fit_fail_curve', 'depth_star', 'not_useful',
