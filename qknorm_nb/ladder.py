@@ -57,6 +57,7 @@ class Rung:
     x: int                # the scale measure
     refine: dict|None = None  # `refine:` keys of this rung that replace the ladder's (None: the ladder's block as it is)
     lrs_of: str|None = None   # another rung's id: this rung runs on every LR that rung ran (a like-for-like comparison)
+    seeds: list|None = None   # this rung's seeds, replacing the ladder's (e.g. more seeds at the longest rung)
     @property
     def id(self) -> str: return f"{self.axis}-{self.name}"
 
@@ -92,6 +93,11 @@ def _lr_list(where, v):
     if len(set(v)) < len(v): raise LadderError(f"{where}={v!r} lists an LR twice")
     return v
 
+def _seed_list(where, seeds):
+    if not isinstance(seeds, list) or len(seeds) < 2 or not all(is_int(s) and s >= 0 for s in seeds) or len(set(seeds)) < len(seeds):
+        raise LadderError(f"{where}={seeds!r} must list at least two distinct integers >= 0 (one seed has no interval)")
+    return seeds
+
 def _config(where, preset, fields_, check_data=True):
     "The validated config; with `check_data` False its data paths are kept as declared, not looked for (reading results needs no text)."
     try:
@@ -114,7 +120,8 @@ def _scale(axis, s, check_data=True):
         name = _name(f"{where}.name", r['name'])
         if name in names: raise LadderError(f"{where}.name={name!r} is used twice in scales.{axis}")
         names.add(name)
-        own = {k: v for k, v in r.items() if k not in ('name', 'from', 'refine', 'lrs_of')}
+        own = {k: v for k, v in r.items() if k not in ('name', 'from', 'refine', 'lrs_of', 'seeds')}
+        seeds = _seed_list(f"{where}.seeds", r['seeds']) if r.get('seeds') is not None else None
         if r.get('refine') is not None and not isinstance(r['refine'], dict):
             raise LadderError(f"{where}.refine={r['refine']!r} must be a mapping of refine keys that replace the ladder's")
         _keys(where, own, [k for k in FIELD_TYPES if k not in ('qk_norm', 'lr', 'seed') and k not in fixed])
@@ -122,7 +129,7 @@ def _scale(axis, s, check_data=True):
         cfg = _config(f"{where} ({name})", preset, fixed | own, check_data)
         if r.get('lrs_of') is not None and (not isinstance(r['lrs_of'], str) or src is not None):
             raise LadderError(f"{where}.lrs_of={r['lrs_of']!r} must be the id (axis-name) of a rung above it, and a `from:` rung runs no grid of its own")
-        rungs.append(Rung(axis, name, i, own, src, cfg, rung_x(cfg, s['x']), r.get('refine'), r.get('lrs_of')))
+        rungs.append(Rung(axis, name, i, own, src, cfg, rung_x(cfg, s['x']), r.get('refine'), r.get('lrs_of'), seeds))
     xs = [r.x for r in rungs]
     if any(b <= a for a, b in zip(xs, xs[1:])):
         raise LadderError(f"scales.{axis}: the rungs' {s['x']} must increase from rung to rung, got {', '.join(f'{r.name}={r.x}' for r in rungs)}")
@@ -141,9 +148,7 @@ def check_ladder(spec: dict, # the parsed ladder file
     arms = [arm_name(a) for a in arms] if isinstance(arms, list) else arms  # `off`, or YAML's False for it: 'none'
     if not isinstance(arms, list) or 'none' not in arms or len(arms) < 2 or any(a not in VARIANTS for a in arms) or len(set(arms)) < len(arms):
         raise LadderError(f"arms={spec.get('arms')!r} must list 'none' and at least one QK-norm variant, each once, from {', '.join(VARIANTS)}")
-    seeds = spec.get('seeds', [0, 1])
-    if not isinstance(seeds, list) or len(seeds) < 2 or not all(is_int(s) and s >= 0 for s in seeds) or len(set(seeds)) < len(seeds):
-        raise LadderError(f"seeds={seeds!r} must list at least two distinct integers >= 0 (one seed has no interval)")
+    seeds = _seed_list('seeds', spec.get('seeds', [0, 1]))
     lrs = _lr_list('lrs', spec.get('lrs'))
     keep = spec.get('keep', [min(WORTSMAN_LRS), max(WORTSMAN_LRS)])
     if not (isinstance(keep, (list, tuple)) and len(keep) == 2 and all(is_num(k) and k > 0 for k in keep) and keep[0] <= keep[1]):
@@ -197,7 +202,7 @@ def rung_spec(ld: Ladder, r: Rung, lrs: list) -> dict:
     "The study spec of rung `r` over `lrs`: the axis's preset and fixed fields, the rung's own, arms × LRs × seeds."
     s = ld.scales[r.axis]
     spec = dict(name=r.id, preset=s['preset'], fixed=s['fixed'] | r.settings,
-                axes=dict(lr=list(lrs), qk_norm=list(ld.arms), seed=list(ld.seeds)), retries=ld.retries,
+                axes=dict(lr=list(lrs), qk_norm=list(ld.arms), seed=list(r.seeds or ld.seeds)), retries=ld.retries,
                 data_files=s['data_files'], refine=rung_refine(ld, r))
     return spec | {k: v for k, v in (('executor', ld.executor), ('slurm', ld.slurm)) if v is not None}
 
@@ -411,7 +416,7 @@ def _write_ladder_json(ld: Ladder, runs_dir, grids: dict):
     old = load_json(d/'ladder.json') or {}
     grids = (old.get('grids') or {}) | {k: v for k, v in grids.items() if v is not None}
     rungs = [dict(id=r.id, axis=r.axis, name=r.name, index=r.index, x=r.x, x_name=ld.scales[r.axis]['x'], source=r.source,
-                  settings=r.settings, refine=rung_refine(ld, r), lrs=grids.get(r.id)) for r in ld.rungs()]
+                  settings=r.settings, refine=rung_refine(ld, r), lrs=grids.get(r.id), seeds=r.seeds or ld.seeds) for r in ld.rungs()]
     spec = dict(name=ld.name, source=ld.source, arms=ld.arms, seeds=ld.seeds, lrs=ld.lrs, keep=list(ld.keep),
                 refine=ld.refine, scales={a: dict(x=s['x'], preset=s['preset'], fixed=s['fixed']) for a, s in ld.scales.items()},
                 target={k: v for k, v in (ld.target or {}).items() if k != 'config'} or None, rungs=rungs, grids=grids)

@@ -147,6 +147,7 @@ def summary(state: dict, cfg: RunConfig, n_params: int, n_params_nonemb: int, de
     return dict(status=state['status'], failure=state['failure'], diverged_step=state['diverged_step'],
                 diverged_reason=state['diverged_reason'],
                 l0=l0, final_val_loss=fv, best_val_loss=bv if math.isfinite(bv) else None,
+                final_val_loss_full=state.get('final_val_loss_full'), final_val_tokens=state.get('final_val_tokens'),  # the rule's loss
                 final_ppl=math.exp(fv) if fv is not None and math.isfinite(fv) and fv < 700 else None,
                 best_ppl=math.exp(bv) if math.isfinite(bv) else None,
                 steps_to_target=state['targets'], max_train_loss=state['max_train_loss'],

@@ -155,7 +155,7 @@ def run_task(task: dict, # one of `study_tasks`
 # %% ../nbs/07c_sweep.ipynb #f9394fd7
 SETTINGS = ('qk_norm', 'lr', 'n_layer', 'seed')
 CONTEXT = ('n_embd', 'n_head', 'block_size', 'batch_size', 'max_iters', 'warmup_iters', 'tokenizer', 'dataset', 'dtype')
-METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'best_val_loss', 'diverged_step', 'max_train_loss',
+METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'final_val_loss_full', 'final_val_tokens', 'best_val_loss', 'diverged_step', 'max_train_loss',
            'peak_train_loss_ratio', 'peak_train_loss_step', 'steps_above_l0', 'recovered',  # the run's instability record
            'max_logit', 'last_max_logit', 'max_out_logit', 'max_log_z')  # attention- vs output-logit growth, max over the run
 TAIL = ('wall_time', 'tokens_per_s', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'error')  # the scale measures: the ladder's x

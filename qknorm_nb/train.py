@@ -7,6 +7,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/train.html.md"""
 # %% ../nbs/05_train.ipynb #5b6ecdb9
 from __future__ import annotations
 import json, math, sys, time, warnings
+import numpy as np
 from pathlib import Path
 import torch
 from .config import RunConfig, ConfigError, validate, run_identity, is_int, is_num
@@ -21,7 +22,7 @@ from .files import COMPLETE, atomic_save, json_safe, read_json, remove_stale_tmp
 
 # %% auto #0
 __all__ = ['CKPT', 'TIME_SPLIT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'checkpoint_problem', 'load_checkpoint', 'evaluate',
-           'build', 'train_step', 'RunDirError', 'finished_summary', 'progress_line', 'say', 'train']
+           'evaluate_full', 'build', 'train_step', 'RunDirError', 'finished_summary', 'progress_line', 'say', 'train']
 
 # %% ../nbs/05_train.ipynb #0c6858c5
 def get_lr(it: int, cfg: RunConfig) -> float:
@@ -93,6 +94,23 @@ def evaluate(model, batches, autocast) -> float:
         with autocast: losses.append(model(x, y)[1].float())
     model.train()
     return torch.stack(losses).mean().item()
+
+# %% ../nbs/05_train.ipynb #6dddb87b
+@torch.no_grad()
+def evaluate_full(model, tokens, batch_size: int, block_size: int, autocast, device='cpu') -> tuple[float, int]:
+    "(mean loss per token, tokens scored) over every non-overlapping window of `tokens` (the whole split)."
+    n = (len(tokens) - 1) // block_size  # windows: each needs its block and one more token for the targets
+    if n < 1: return math.nan, 0
+    model.eval()
+    total = torch.zeros((), dtype=torch.float64)
+    for i in range(0, n, batch_size):
+        ix = range(i * block_size, min(n, i + batch_size) * block_size, block_size)
+        x = torch.from_numpy(np.stack([np.asarray(tokens[j:j + block_size], dtype=np.int64) for j in ix])).to(device)          # (b, T)
+        y = torch.from_numpy(np.stack([np.asarray(tokens[j + 1:j + 1 + block_size], dtype=np.int64) for j in ix])).to(device)  # (b, T)
+        with autocast: loss = model(x, y)[1].float()  # the mean over the b·T targets of this batch
+        total += loss.double().cpu() * len(ix)
+    model.train()
+    return (total / n).item(), n * block_size
 
 # %% ../nbs/05_train.ipynb #2635e786
 def build(cfg: RunConfig, device: str):
@@ -225,6 +243,11 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
         bar.update(1); bar.set_postfix(loss=f"{lossf:.3f}", val=f"{state['last_val']:.3f}")
 
     bar.close()
+    if state['status'] == 'running':  # the last step was reached: the rule's loss, on the whole validation split
+        t = time.perf_counter()
+        state['final_val_loss_full'], state['final_val_tokens'] = evaluate_full(
+            model, data.val, cfg.batch_size, cfg.block_size, autocast, device)
+        clock('eval', t)
     state['elapsed'] = elapsed0 + time.perf_counter() - t0
     split['other'] = max(0.0, state['elapsed'] - elapsed0 - sum(split.values()))  # logging, progress, the loop itself
     state['time_split'] = split
