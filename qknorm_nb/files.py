@@ -10,9 +10,10 @@ import datetime, hashlib, json, math, os, signal, socket, threading, time
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['COMPLETE', 'ENDED', 'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone', 'remove_stale_tmp',
-           'replace_atomically', 'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'read_json',
-           'load_json', 'read_jsonl', 'sha256', 'now']
+__all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'RUN_SETTINGS', 'fault_point', 'reset_fault_points',
+           'pid_alive', 'wait_gone', 'remove_stale_tmp', 'replace_atomically', 'atomic_write', 'atomic_save',
+           'json_safe', 'write_json', 'write_jsonl', 'FileError', 'read_text', 'read_json', 'load_json', 'read_jsonl',
+           'need', 'check_summary', 'check_run_config', 'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #952a2569
 _fault_visits = {}
@@ -85,7 +86,9 @@ def atomic_write(path: Path, data: bytes | str):
 def atomic_save(obj, path: Path, fault: str | None = None):
     "`torch.save(obj)` to `path` through a temporary file and a rename (`fault`: the crash tests' hook name)."
     import torch  # only checkpoints need it; this module stays importable without torch's start-up cost
-    replace_atomically(Path(path), lambda tmp: torch.save(obj, tmp), fault)
+    def write(tmp):
+        with open(tmp, 'wb') as f: torch.save(obj, f)  # through a Python file: a full disk is ENOSPC, not torch's "enforce fail"
+    replace_atomically(Path(path), write, fault)
 
 # %% ../nbs/00_files.ipynb #3b6a7d57
 def json_safe(o):
@@ -99,23 +102,91 @@ def write_json(path: Path, obj): atomic_write(path, json.dumps(json_safe(obj), i
 
 def write_jsonl(path: Path, rows: list): atomic_write(path, ''.join(json.dumps(json_safe(r)) + '\n' for r in rows))
 
-def read_json(path: Path): return json.loads(Path(path).read_text())
-
-def load_json(path):
-    "The content of a JSON file, or None when it is missing or not (yet) valid JSON: a run folder being written is read without a race."
-    try: return json.loads(Path(path).read_text())
-    except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError): return None
-
 COMPLETE = ('done', 'diverged')  # a run's statuses that end its cell for good: a diverged run is a result
 ENDED = (*COMPLETE, 'failed')    # a cell that will not run again (failed: its kernel or process did, `retries` times)
 
-def read_jsonl(path: Path) -> list:
-    "The rows of a JSON-lines file; a torn last line (a writer killed mid-append) is skipped."
+# %% ../nbs/00_files.ipynb #f088ecff
+class FileError(ValueError):
+    "A file the package reads cannot be used; the message names the file, the key at fault (if any), the value and what is allowed."
+    def __init__(self, path, problem: str, key: str|None = None):
+        self.path, self.problem, self.key = str(path), problem, key
+        super().__init__(f"{path}: {key} {problem}" if key else f"{path} {problem}")
+
+def read_text(path) -> str:
+    "The UTF-8 text of the file `path`; a `FileError` naming it when it is missing, a folder or not UTF-8 text."
+    p = Path(path)
+    try: return p.read_bytes().decode('utf-8')
+    except FileNotFoundError: why = 'does not exist'
+    except IsADirectoryError: why = 'is a folder, not a file'
+    except NotADirectoryError: why = 'does not exist (a part of its path is a file, not a folder)'
+    except PermissionError: why = 'cannot be read (no permission)'
+    except UnicodeDecodeError as e: why = f"is not UTF-8 text (byte {e.start} is {e.object[e.start:e.start + 1]!r}): not the file you meant?"
+    raise FileError(p, why)
+
+# %% ../nbs/00_files.ipynb #445fa36a
+def read_json(path):
+    "The content of the JSON file `path`; a `FileError` naming it when it is missing, a folder, not UTF-8, empty or not valid JSON."
+    text = read_text(path)
+    if not text.strip(): raise FileError(path, 'is empty, not JSON')
+    try: return json.loads(text)
+    except json.JSONDecodeError as e: raise FileError(path, f"is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+
+def load_json(path):
+    "The content of a JSON file, or None when it is missing or cannot be read as JSON: a run folder being written is read without a race."
+    try: return read_json(path)
+    except FileError: return None
+
+# %% ../nbs/00_files.ipynb #a2dfffd6
+def read_jsonl(path: Path, strict: bool = False) -> list:
+    "The rows of a JSON-lines file; a torn last line (a writer killed mid-append) is skipped. `strict`: any other line that is not a JSON object is a `FileError` naming the file and the line."
+    lines = read_text(path).splitlines()
     rows = []
-    for line in Path(path).read_text().splitlines():
-        try: rows.append(json.loads(line))
-        except json.JSONDecodeError: pass
+    for i, line in enumerate(lines, 1):
+        if not line.strip(): continue
+        try: row = json.loads(line)
+        except json.JSONDecodeError:
+            if strict and i < len(lines): raise FileError(path, f"line {i} is not valid JSON: {line[:40]!r}") from None
+            continue
+        if strict and not isinstance(row, dict): raise FileError(path, f"line {i} is {line[:40]!r}, not a JSON object (a row)")
+        rows.append(row)
     return rows
+
+# %% ../nbs/00_files.ipynb #03b6d4e3
+KINDS = dict(number='a number', finite='a finite number', int='an integer', str='a string', mapping='a mapping', list='a list')
+
+def _is(v, kind) -> bool:
+    if isinstance(kind, tuple): return any(v == k and type(v) == type(k) for k in kind)
+    num = isinstance(v, (int, float)) and not isinstance(v, bool)
+    return dict(number=num, finite=num and math.isfinite(v), int=isinstance(v, int) and not isinstance(v, bool), str=isinstance(v, str),
+                mapping=isinstance(v, dict), list=isinstance(v, list))[kind]
+
+def need(path, d: dict, key: str, kind, optional: bool = False):
+    "`d[key]` when it is of `kind` (a name in `KINDS`, or a tuple of the allowed values), or absent or null when `optional`; else a `FileError` naming `path`, the key, the value and what is allowed."
+    allowed = f"one of {', '.join(map(repr, kind))}" if isinstance(kind, tuple) else KINDS[kind]
+    if d.get(key) is None and optional: return None
+    if key not in d: raise FileError(path, f"is missing; it must be {allowed}", key)
+    if _is(d[key], kind): return d[key]
+    raise FileError(path, f"is {d[key]!r}; it must be {allowed}" + (' (or null)' if optional else ''), key)
+
+# %% ../nbs/00_files.ipynb #824678b8
+SUMMARY_NUMBERS = ('l0', 'final_val_loss', 'final_val_loss_full', 'best_val_loss', 'max_train_loss', 'peak_train_loss_ratio',
+                   'max_logit', 'last_max_logit', 'max_out_logit', 'max_log_z', 'wall_time', 'tokens_per_s')  # null where a run has none
+SUMMARY_COUNTS = ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'final_val_tokens', 'steps', 'tokens', 'attempts')
+RUN_SETTINGS = dict(qk_norm='str', lr='finite', n_layer='int', seed='int')  # a run's config.json: what every table sorts by
+
+def check_summary(s, path) -> dict:
+    "`s`, read from the summary.json `path`, if a run could have written it: a mapping, a status in `ENDED`, finite l0 and final loss when 'done', numbers where numbers go; else a `FileError`."
+    if not isinstance(s, dict): raise FileError(path, f"holds {json.dumps(s)[:40]}, not a JSON object")
+    done = need(path, s, 'status', ENDED) == 'done'  # done: its final loss is below l0, both numbers (`runstate.finish`)
+    for k in SUMMARY_NUMBERS: need(path, s, k, 'finite' if done and k in ('l0', 'final_val_loss') else 'number', optional=not (done and k in ('l0', 'final_val_loss')))
+    for k in SUMMARY_COUNTS: need(path, s, k, 'int', optional=True)
+    return s
+
+def check_run_config(c, path) -> dict:
+    "`c`, read from the config.json `path`, if it holds the settings of a run (`RUN_SETTINGS`); else a `FileError`."
+    if not isinstance(c, dict): raise FileError(path, f"holds {json.dumps(c)[:40]}, not a JSON object")
+    for k, kind in RUN_SETTINGS.items(): need(path, c, k, kind)
+    return c
 
 # %% ../nbs/00_files.ipynb #6433174c
 def sha256(path, limit=None) -> str:
