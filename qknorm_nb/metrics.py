@@ -9,11 +9,14 @@ from __future__ import annotations
 import math
 import numpy as np
 import pandas as pd
-from .files import ENDED  # run and cell statuses, declared once
+import json
+from pathlib import Path
+from .files import ENDED, load_json, write_json  # run and cell statuses, declared once; the race-free reader
 
 # %% auto #0
-__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'WORTSMAN_LRS', 'ResultsError', 'check_results', 'loss_at_init', 'failed',
-           'capped_loss', 'fmt_num', 'tidy_runs', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds',
+__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'SPLIT', 'ENTROPIES', 'WORTSMAN_LRS', 'ResultsError', 'check_results',
+           'loss_at_init', 'failed', 'capped_loss', 'fmt_num', 'tidy_runs', 'text_entropies', 'split_key',
+           'split_entropies', 'add_entropies', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds',
            'curve_seeds', 'optimal_lr', 't_quantile', 't_interval', 'welch_interval', 'qk_variants',
            'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals',
            'first_step']
@@ -58,7 +61,13 @@ def check_results(df: pd.DataFrame, # the study results table, one row per run
     return df
 
 # %% ../nbs/06_metrics.ipynb #3a7a3116
-def _final(df): return pd.to_numeric(df['final_val_loss'], errors='coerce').astype(float)
+def _final(df):
+    "The rule's loss per row: `final_val_loss_full` (the whole validation split) where the run has one, else the short `final_val_loss`."
+    short = pd.to_numeric(df['final_val_loss'], errors='coerce').astype(float)
+    if 'final_val_loss_full' not in df.columns: return short  # runs written before the full evaluation existed
+    full = pd.to_numeric(df['final_val_loss_full'], errors='coerce').astype(float)
+    read = (pd.to_numeric(df['final_val_tokens'], errors='coerce') > 0) if 'final_val_tokens' in df.columns else full.notna()
+    return full.where(read, short)  # a full read that came out non-finite (JSON null) stays NaN: the run failed
 
 def loss_at_init(df: pd.DataFrame) -> pd.Series:
     "ℓ0 per row; a row without one (a run that crashed before step 0) takes the median ℓ0 of the table (per tokenizer when known)."
@@ -92,6 +101,8 @@ def _runs(df, by=BY):
     r['lr'] = r['lr'].astype(float)
     r['loss'], r['fail'], r['crash'] = capped_loss(df), failed(df), df['status'] == 'failed'
     r['l0'] = loss_at_init(df)
+    for h in ('h1', 'h2'):  # the validation text's entropies, where `add_entropies` gave them: the usefulness bars read them
+        if h in df.columns: r[h] = pd.to_numeric(df[h], errors='coerce').astype(float)
     key = by + ['lr', 'seed']
     dup = r.duplicated(key, keep=False)
     if dup.any():
@@ -112,6 +123,52 @@ def tidy_runs(df: pd.DataFrame, # study results table
              ) -> pd.DataFrame:
     "The checked, tidy runs every metric starts from: `by`, lr, seed, capped `loss`, `fail`, `crash`, `l0`."
     return _runs(df, by)
+
+# %% ../nbs/06_metrics.ipynb #981104d0
+def text_entropies(tokens) -> dict:
+    "H1 and H2 (nats per token) of a token sequence: the losses of a unigram and a bigram model of it."
+    t = np.asarray(tokens, dtype=np.int64)  # (N,)
+    n = int(t.max()) + 1
+    c = np.bincount(t, minlength=n).astype(float)
+    p = c[c > 0] / c.sum()
+    pairs, cnt = np.unique(t[:-1] * n + t[1:], return_counts=True)  # each (previous, next) pair once
+    prev = np.bincount(t[:-1], minlength=n).astype(float)
+    h2 = -(cnt / cnt.sum() * np.log(cnt / prev[pairs // n])).sum()
+    return dict(h1=float(-(p * np.log(p)).sum()), h2=float(h2), tokens=len(t))
+
+# %% ../nbs/06_metrics.ipynb #a5e93a34
+SPLIT = ('dataset', 'val_dataset', 'tokenizer', 'val_tokens')  # the config fields that fix a run's validation split
+ENTROPIES = 'entropies.json'
+
+def split_key(cfg: dict) -> str:
+    "The record key of a run's validation split."
+    return json.dumps({k: cfg.get(k) or None for k in SPLIT}, sort_keys=True)
+
+def split_entropies(cfg: dict) -> dict:
+    "H1, H2 of the validation split of the run `cfg` (a config dict), from its prepared data."
+    from qknorm_nb.data import prepare, MIN_TOKENS
+    # the validation split does not depend on train_tokens: the smallest training split makes it without tokenizing the corpus
+    d = prepare(cfg['dataset'], cfg['tokenizer'], MIN_TOKENS, cfg['val_tokens'],
+                val_dataset=cfg.get('val_dataset') or None, cache_dir=cfg.get('data_dir') or None)
+    return text_entropies(d.val)
+
+# %% ../nbs/06_metrics.ipynb #4fb162a9
+def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True) -> pd.DataFrame:
+    "`df` with the columns h1, h2: each cell's split's entropies, from `study_dir/entropies.json` or computed (and recorded)."
+    study_dir = Path(study_dir)
+    known = load_json(study_dir/ENTROPIES) or {}
+    cfgs = {c: load_json(study_dir/c/'config.json') or {} for c in df['cell']}
+    keys = {c: split_key(cfg) for c, cfg in cfgs.items() if cfg}
+    new = {k: cfgs[c] for c, k in keys.items() if k not in known}
+    done, missing = {}, {}
+    for k, cfg in (new.items() if compute else ()):
+        try: done[k] = split_entropies(cfg)
+        except Exception as e: missing[k] = f"{type(e).__name__}: {e}"  # the text is not here: the bars cannot be drawn
+    if done: write_json(study_dir/ENTROPIES, known := known | done)
+    out = df.copy()
+    out.attrs = dict(df.attrs, entropies_missing=missing or {k: 'not computed' for k in new if k not in done})
+    for h in ('h1', 'h2'): out[h] = [(known.get(keys.get(c)) or {}).get(h, np.nan) for c in df['cell']]
+    return out
 
 # %% ../nbs/06_metrics.ipynb #66dcf6c1
 def lr_curves(df: pd.DataFrame, # study results table
@@ -345,7 +402,7 @@ def synthetic_results(n_layers=(2, 4, 8),           # depths
                                diverged_step=int(max_iters * 10 ** -(over - 1)) if diverged else np.nan,
                                max_logit=1e4 if diverged else 10 * (1 + 10 * max(0.0, over)) * (lr / lr_opt) ** 0.25,
                                max_train_loss=3 * l0 if diverged else max(l0, l0 + 5 * over),
-                               wall_time=60.0 * L / 4)
+                               wall_time=60.0 * L / 4, h1=3.05, h2=2.30)  # the entropies of TinyStories' bytes
                     for tg in targets:
                         row[f'steps_to_{tg}'] = (25 * math.ceil(max_iters * ((l0 - tg) / (l0 - v)) ** 2 / 25)
                                                  if (not diverged and v <= tg) else np.nan)

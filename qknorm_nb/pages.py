@@ -14,7 +14,7 @@ from .arms import VARIANTS, QK_NORMS
 from .files import load_json, read_jsonl, ENDED
 from .config import RUNTIME_FIELDS
 from .metrics import OFF, fmt_num, tidy_runs
-from .verdicts import USEFUL, MARGIN, plateau_lrs, necessity_bracket
+from .verdicts import USEFUL, NOT_USEFUL_WORDS, MARGIN, plateau_lrs, necessity_bracket
 from .scaling import SCALE_QUANTITIES, COMPARISONS, COLS, Q_WORDS, arms_of
 from .plots import load_metrics
 from .study import read_summary
@@ -355,6 +355,6 @@ def necessity_words(m: pd.DataFrame, t: pd.DataFrame, on: str, steps: int) -> st
     if not flat: return s
     nb = necessity_bracket(t, [on]).iloc[0]
     return (f"at {steps} steps **QK-norm is necessary at no LR where either arm still trains usefully**: "
-            f"from LR {fmt(flat[0])} up both arms end more than {USEFUL} nats above the rung's best loss (a plateau, where a gap is "
+            f"from LR {fmt(flat[0])} up both arms end {NOT_USEFUL_WORDS[USEFUL]} (a plateau, where a gap is "
             f"no crossing), and at the highest LR below that, {fmt(nb['lr_fail'])}, the off arm is {iv(-nb['gap_f'], -nb['gap_f_hi'], -nb['gap_f_lo'])} "
             f"nats *better*, not {MARGIN} worse; so the threshold is censored above and no trend or prediction can use it")

@@ -14,6 +14,7 @@ from pathlib import Path
 import qknorm_nb
 from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, LOGGERS, is_int, is_num
 from .files import COMPLETE, ENDED, atomic_write, load_json, write_json, sha256, now
+from .metrics import add_entropies
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
                              check_cell_folders)
@@ -186,6 +187,7 @@ def collect_results(study_dir):
     cols = ['cell', *SETTINGS, *extra, *CONTEXT, *METRICS, *steps, 'round', *TAIL]
     df = pd.DataFrame(rows, columns=cols)
     for c in ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
+    df = add_entropies(df, study_dir)  # h1, h2: the validation text's entropies, which the rule's usefulness bars read
     df.attrs['left_out'] = left_out
     return df.sort_values(['n_layer', 'qk_norm', 'seed', 'lr', 'cell'], kind='stable', ignore_index=True)
 

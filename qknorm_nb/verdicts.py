@@ -10,14 +10,14 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, BY, WORTSMAN_LRS, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
-                               curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, _key, fmt_num)
+                               curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, _key, fmt_num, ResultsError, _names)
 from .files import ENDED  # cell statuses of a run that has ended, declared once (00_files)
 
 # %% auto #0
-__all__ = ['USEFUL', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'fit_fail_curve', 'depth_star', 'not_useful',
-           'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap',
-           'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage',
-           'ended_groups', 'study_summary']
+__all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'fit_fail_curve',
+           'depth_star', 'useful_bar', 'not_useful', 'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap',
+           'arm_gap_at_optimum', 'optimum_gap', 'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts',
+           'cap_explains', 'coverage', 'ended_groups', 'study_summary']
 
 # %% ../nbs/06a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -62,21 +62,44 @@ def _erfinv(y):
     for _ in range(100): lo, hi = ((lo + hi) / 2, hi) if math.erf((lo + hi) / 2) < y else (lo, (lo + hi) / 2)
     return (lo + hi) / 2
 
-USEFUL = 0.5  # nats: a run more than this above its depth's best loss ℓ* is "not useful" (e^0.5 = 1.65x ℓ*'s perplexity)
+USEFUL = 'half_gap'  # the analysis rule's usefulness criterion (studies/rules/analysis.yaml; the methods page argues it)
+CRITERIA = {  # the rule's family of usefulness bars (nats), from ℓ* and the validation text's entropies H1, H2 (06_metrics)
+    'half_gap': lambda star, h1, h2: (star + h1) / 2,  # closes at least half the gap from the unigram entropy to ℓ*
+    'best_plus_0.5': lambda star, h1, h2: star + 0.5,  # the rule before it: a bar that moves with ℓ* alone
+    'bigram': lambda star, h1, h2: h2,                 # better than a bigram model of the text
+    'unigram': lambda star, h1, h2: h1}                # better than a unigram model of the text
+NOT_USEFUL_WORDS = {  # how a page says "above the bar", per criterion
+    'half_gap': "closer to the text's unigram entropy than to the best loss (the half-gap bar)",
+    'best_plus_0.5': "more than 0.5 nats above the best loss",
+    'bigram': "above the text's bigram entropy",
+    'unigram': "above the text's unigram entropy"}
 
 def depth_star(r: pd.DataFrame) -> pd.Series:
     "ℓ* per depth: the best seed-mean loss of any arm at any LR (`r`: `tidy_runs` output with n_layer, qk_norm, lr, loss)."
     return r.groupby(['n_layer', 'qk_norm', 'lr'])['loss'].mean().groupby(level='n_layer').min()
 
-def not_useful(r: pd.DataFrame,        # `tidy_runs` output (loss, fail, qk_norm, n_layer, lr)
-               useful: float = USEFUL, # nats above ℓ*
+def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add_entropies` for the text-anchored bars)
+               useful=USEFUL,        # a `CRITERIA` name, or a number: nats above ℓ*
               ) -> pd.Series:
-    "True where a run diverged or ended more than `useful` nats above ℓ*, the best seed-mean loss of any arm at its depth."
-    return (r['fail'] | (r['loss'] > r['n_layer'].map(depth_star(r)) + useful)).rename('not_useful')
+    "Per depth: the loss above which a run is not useful under criterion `useful`."
+    star = depth_star(r)
+    if not isinstance(useful, str): return star + useful
+    if useful not in CRITERIA: raise ResultsError(f"useful={useful!r} is not a usefulness criterion; allowed: {_names(CRITERIA)} or nats above ℓ*")
+    if useful != 'best_plus_0.5' and ('h1' not in r.columns or r['h1'].isna().any() or r['h2'].isna().any()):
+        raise ResultsError(f"the usefulness bar {useful!r} needs the validation text's entropies (columns h1, h2: "
+                           f"metrics.add_entropies, from the study's entropies.json or its data)")
+    h = r.groupby('n_layer')[['h1', 'h2']].mean() if 'h1' in r.columns else None
+    return pd.Series({L: CRITERIA[useful](s, *(h.loc[L] if h is not None else (np.nan, np.nan))) for L, s in star.items()})
+
+def not_useful(r: pd.DataFrame,        # `tidy_runs` output (loss, fail, qk_norm, n_layer, lr; h1, h2)
+               useful=USEFUL,          # the criterion (`useful_bar`)
+              ) -> pd.Series:
+    "True where a run diverged or ended above the usefulness bar of its depth."
+    return (r['fail'] | (r['loss'] > r['n_layer'].map(useful_bar(r, useful)))).rename('not_useful')
 
 def failure_lr(df: pd.DataFrame, # study results table
                by=BY,            # one failure LR per group of these columns
-               useful: float|None = None, # None: failure = diverged (non-finite or final ≥ ℓ0); a number: also "not useful" (`not_useful`)
+               useful=None,      # None: failure = diverged (non-finite or final ≥ ℓ0); a criterion: also "not useful" (`not_useful`)
               ) -> pd.DataFrame:
     "Per arm and depth: the failure bracket [lr_trained, lr_first_fail], lr_all_fail, and the fit of P(fail | log LR)."
     by, rows = list(by), []
@@ -207,17 +230,19 @@ def _crossing(lr, gap, margin):
     return 10 ** (math.log10(lr[i - 1]) + t * math.log10(lr[i] / lr[i - 1])), lr[i - 1], lr[i]
 
 def plateau_lrs(r: pd.DataFrame, # `tidy_runs` of two arms
-                useful: float = USEFUL) -> set:
-    "(n_layer, lr) where both arms' seed-mean losses are above ℓ* + `useful`: both on a plateau, where a gap is no crossing."
+                useful=USEFUL) -> set:
+    "(n_layer, lr) where both arms' seed-mean losses are above the usefulness bar: both on a plateau, where a gap is no crossing."
     m = r.groupby(['n_layer', 'lr', 'qk_norm'])['loss'].mean().unstack('qk_norm')  # (depth, lr) x arm seed means
-    star = m.index.get_level_values('n_layer').map(depth_star(r))
-    return set(m.index[(m.min(axis=1).values > star + useful)])
+    bar = m.index.get_level_values('n_layer').map(useful_bar(r, useful))
+    return set(m.index[(m.min(axis=1).values > bar)])
 
-def _gap_seeds(df, o, useful: float = USEFUL):
+def _gap_seeds(df, o, useful=USEFUL):
     "Per (depth, lr, seed): the paired off − on gap at LRs where both arms ran, no QK-norm run failed and not both sit on a plateau."
     r = tidy_runs(df[df['qk_norm'].isin([OFF, o])], ['qk_norm', 'n_layer'])
     onfail = r[r.qk_norm == o].groupby(['n_layer', 'lr'])['fail'].any()
     w = r.pivot_table(index=['n_layer', 'lr', 'seed'], columns='qk_norm', values='loss').dropna()
+    if w.empty or OFF not in w or o not in w:  # no LR where both arms ended with a shared seed: no gap to read
+        return pd.DataFrame(columns=['n_layer', 'lr', 'seed', 'gap'])
     w = w[~onfail.reindex(w.index.droplevel('seed')).fillna(True).values]
     flat = plateau_lrs(r, useful)
     w = w[[k not in flat for k in w.index.droplevel('seed')]]
