@@ -18,10 +18,11 @@ from .config import CORPORA, HUB_CORPORA, TOKENIZERS, ConfigError
 from .stories import builtin_stories, BUILTIN_VERSION  # the builtin corpus (nbs/01_stories)
 
 # %% auto #0
-__all__ = ['EOT_MARKER', 'LOCAL_SUFFIXES', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GPT2_RANKS_URL', 'GPT2_RANKS_SHA256',
-           'FORMAT_VERSION', 'MIN_TOKENS', 'DataError', 'DatasetError', 'check_dataset', 'check_sources',
-           'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path', 'seed_tiktoken_cache', 'ByteTokenizer',
-           'TiktokenTokenizer', 'get_tokenizer', 'default_cache_dir', 'Prepared', 'prepare', 'get_batch']
+__all__ = ['LOCAL_SUFFIXES', 'EOT_MARKER', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GPT2_RANKS_URL', 'GPT2_RANKS_SHA256',
+           'FORMAT_VERSION', 'MIN_TOKENS', 'TEXT_HEAD', 'SMALL_TEXT', 'DataError', 'DatasetError', 'check_dataset',
+           'check_sources', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path', 'seed_tiktoken_cache',
+           'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'data_warnings', 'default_cache_dir', 'Prepared',
+           'prepare', 'check_text', 'check_texts', 'get_batch']
 
 # %% ../nbs/01a_data.ipynb #f16f89b3
 class DataError(ValueError):
@@ -31,11 +32,16 @@ class DataError(ValueError):
 class DatasetError(DataError, ConfigError):
     "A `dataset` or `val_dataset` that is neither a known corpus nor an existing file or folder: bad input (a `ConfigError`) the data finds (a `DataError`)."
 
+LOCAL_SUFFIXES = ('.txt', '.jsonl', '.parquet')  # the local texts a run reads (a folder: the files of these types in it)
+
 def check_dataset(v: str, # a corpus name or a local path
                   name: str = 'dataset', # the field, for the message
                  ):
-    "Raise `DatasetError` unless `v` is a known corpus or an existing file or folder: the one 'unknown corpus' check."
-    if v in CORPORA or (v and Path(v).expanduser().exists()): return
+    "Raise `DatasetError` unless `v` is a known corpus, an existing folder or an existing file of a text type (`LOCAL_SUFFIXES`)."
+    if v in CORPORA: return
+    if v and (p := Path(v).expanduser()).exists():
+        if p.is_dir() or p.suffix in LOCAL_SUFFIXES: return
+        raise DatasetError(f"{name}={v!r} is a {p.suffix or 'suffix-less'} file; a local text is a {', '.join(LOCAL_SUFFIXES)} file or a folder of them")
     raise DatasetError(f"{name}={v!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
 
 def check_sources(cfg, # a `RunConfig` (or anything with `dataset` and `val_dataset`)
@@ -47,7 +53,6 @@ def check_sources(cfg, # a `RunConfig` (or anything with `dataset` and `val_data
 
 # %% ../nbs/01a_data.ipynb #96789d0f
 EOT_MARKER = '<|endoftext|>'
-LOCAL_SUFFIXES = ('.txt', '.jsonl', '.parquet')
 HOLDOUT_EVERY = 20  # a local source without a validation file holds out every 20th document
 
 def _txt_documents(path):
@@ -233,6 +238,25 @@ def get_tokenizer(name: str): # 'bytes' or 'gpt2'
     return _BUILD_TOKENIZER[name]()
 
 # %% ../nbs/01a_data.ipynb #22a1494d
+def _text_words(split: str, dataset: str, val_dataset: str|None) -> str:
+    "The text a split comes from, as the user set it: `dataset=...`, `val_dataset=...` or the held-out documents of `dataset`."
+    if split == 'train': return f"the training text (dataset={dataset!r})"
+    if val_dataset: return f"the validation text (val_dataset={val_dataset!r})"
+    held = 'the held-out split' if dataset in CORPORA else f"every {HOLDOUT_EVERY}th document"
+    return f"the validation text ({held} of dataset={dataset!r}, as no val_dataset is set)"
+
+def data_warnings(meta: dict) -> list[str]:
+    "What a run should know about the tokens it trains and validates on (`Prepared.meta`): validation text that is training text, a text shorter than its budget."
+    ws, src = [], meta.get('sources') or {}
+    if src.get('val_dataset') and src.get('val_dataset') == src.get('dataset'):
+        ws.append(f"val_dataset is the same text as dataset ({meta['dataset']!r}): the validation loss is measured on training text")
+    for split in ('train', 'val'):
+        c = meta.get(split) or {}
+        if c.get('exhausted'):
+            ws.append(f"{_text_words(split, meta['dataset'], meta.get('val_dataset'))} ended after {c['tokens']:,} of the "
+                      f"{c['requested']:,} requested tokens ({split}_tokens)")
+    return ws
+
 FORMAT_VERSION = 1
 MIN_TOKENS = 1_000  # fewer tokens than this cannot fill even a few training windows
 
@@ -333,7 +357,6 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
     dataset, val_dataset = str(dataset), (str(val_dataset) if val_dataset else None)  # a Path works too
     spec = _source_spec(dataset)
     vspec = _source_spec(val_dataset, 'val_dataset') if val_dataset else None
-    if vspec is not None and vspec == spec: warnings.warn(f"val_dataset is the same as dataset ({dataset!r}): validation tokens are training tokens")
     uses_seed = 'builtin' in (dataset, val_dataset)
     key = dict(format=FORMAT_VERSION, dataset=spec, val_dataset=vspec, tokenizer=tokenizer, train_tokens=train_tokens,
                val_tokens=val_tokens, seed=seed if uses_seed else None)
@@ -360,11 +383,9 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
         counts = {'train': _write_tokens(tmp/'train.bin', train_docs, tok, train_tokens, dtype),
                   'val': _write_tokens(tmp/'val.bin', val_docs, tok, val_tokens, dtype)}
         for split, c in counts.items():
-            src = (val_dataset or dataset) if split == 'val' else dataset
             if c['tokens'] < MIN_TOKENS:
-                raise DataError(f"{split} source {src!r} yielded only {c['tokens']} tokens; at least {MIN_TOKENS} are needed "
+                raise DataError(f"{_text_words(split, dataset, val_dataset)} yielded only {c['tokens']} tokens; at least {MIN_TOKENS} are needed "
                                 f"(check that the file holds text in the expected format)")
-            if c['exhausted']: warnings.warn(f"{split} source {src!r} ended after {c['tokens']:,} of the {c['requested']:,} requested tokens")
         meta = dict(format=FORMAT_VERSION, key=digest, created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
                     build_seconds=round(time.time() - t0, 2), dataset=dataset, val_dataset=val_dataset,
                     val_from=('val_dataset' if val_dataset else 'held-out split' if dataset in CORPORA else f'every {HOLDOUT_EVERY}th document'),
@@ -373,6 +394,7 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
         for name, s in (('dataset', spec), ('val_dataset', vspec)):  # fingerprint local files: sha256 of their first MiB
             if s and s['kind'] == 'local':
                 meta['sources'][name]['head_sha256'] = [sha256(Path(s['path'])/f['name'], 1 << 20) for f in s['files']]
+        for w in data_warnings(meta): warnings.warn(w)  # the run records them too (its summary's data_warnings)
         (tmp/'meta.json').write_text(json.dumps(meta, indent=1))
         _publish(tmp, final)
     except BaseException:
@@ -380,6 +402,53 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
     found, why = _open(final)
     if found is None: raise DataError(f"prepared data in {final} cannot be read back: {why}")
     return found
+
+# %% ../nbs/01a_data.ipynb #d761bd51
+import codecs, functools
+TEXT_HEAD = 1 << 20    # bytes of a local text file read to see that it is text
+SMALL_TEXT = 8 << 20   # a text up to this size is split into documents to see that its held-out split is long enough
+
+def _head_problem(f: Path) -> str|None:
+    with open(f, 'rb') as fh: head = fh.read(TEXT_HEAD)
+    if f.suffix == '.parquet': return None if head[:4] == b'PAR1' else f"{f} is not a Parquet file (it does not start with PAR1)"
+    try: codecs.getincrementaldecoder('utf-8')().decode(head, final=len(head) < TEXT_HEAD)
+    except UnicodeDecodeError as e: return f"{f} is not UTF-8 text (byte {e.start} is {head[e.start:e.start + 1]!r}): a {f.suffix} dataset holds text"
+    if b'\0' in head: return f"{f} holds NUL bytes (byte {head.index(0)}): it is binary, not text"
+    return None
+
+# %% ../nbs/01a_data.ipynb #43ee635e
+@functools.lru_cache(maxsize=256)
+def _text_problem(path: str, size: int, mtime_ns: int, held_out: bool) -> str|None:
+    "What makes the local text `path` unusable for a run (None: nothing); `held_out`: its validation split is every 20th document."
+    try: files = _local_files(Path(path))
+    except DataError as e: return str(e)
+    for f in files[:64]:
+        if (why := _head_problem(f)): return why
+    if any(f.suffix == '.parquet' for f in files): return None  # compressed: its size says nothing of its tokens
+    total = sum(f.stat().st_size for f in files)
+    if total < MIN_TOKENS: return f"holds {total} bytes: a run needs at least {MIN_TOKENS:,} tokens, and a token is at least one byte"
+    if not held_out or total > SMALL_TEXT: return None
+    n = val = 0
+    for i, d in enumerate(_local_documents(Path(path), 'all')):  # a bound: each document at most its bytes and the end token
+        n += 1; val += (len(d.encode()) + 1) * (i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1)
+    if val < MIN_TOKENS: return (f"holds {n} documents; with no val_dataset every {HOLDOUT_EVERY}th is held out for validation, "
+                                 f"at most {val} tokens, and a run needs {MIN_TOKENS:,}: set val_dataset, or use a longer text")
+    return None
+
+# %% ../nbs/01a_data.ipynb #21acc7b4
+def check_text(v: str, name: str = 'dataset', held_out: bool = False):
+    "Raise `DatasetError` naming the field `name` when the local text `v` cannot feed a run (empty, too short, binary); a corpus name passes."
+    check_dataset(v, name)
+    if v in CORPORA: return
+    p = Path(v).expanduser().resolve()
+    st = p.stat()
+    if (why := _text_problem(str(p), st.st_size, st.st_mtime_ns, held_out)): raise DatasetError(f"{name}={v!r}: {why}")
+
+def check_texts(cfgs):
+    "`check_text` for each distinct text of the configs `cfgs` (their `dataset`, held out or not, and `val_dataset`)."
+    for d, v in sorted({(c.dataset, c.val_dataset or '') for c in cfgs}):
+        check_text(d, 'dataset', held_out=not v)
+        if v: check_text(v, 'val_dataset')
 
 # %% ../nbs/01a_data.ipynb #d32923f5
 def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`

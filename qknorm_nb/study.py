@@ -14,14 +14,14 @@ import qknorm_nb
 from .arms import VARIANTS, arm_name
 from .config import (RunConfig, ConfigError, PRESETS, FIELD_TYPES, make_config, default_values, is_int, is_num, COHORT_FIELDS,
                               TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
-from .data import check_sources  # whether a cell's text is here: the data's check (01a_data)
+from .data import check_sources, check_texts  # whether a cell's text is here, and usable: the data's checks (01a_data)
 
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_CHOICES', 'StudyError', 'SweepError',
            'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names', 'logspace', 'fmt_sci',
-           'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'StudyLoader',
-           'load_study', 'read_summary', 'cell_status', 'refined_settings', 'add_missing', 'with_refined',
-           'check_cell_folders']
+           'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'DuplicateKey',
+           'StudyLoader', 'read_yaml', 'load_study', 'read_summary', 'cell_status', 'refined_settings', 'add_missing',
+           'with_refined', 'check_cell_folders']
 
 # %% ../nbs/07_study.ipynb #cc79b547
 class StudyError(ConfigError):
@@ -300,17 +300,41 @@ def check_study(spec: dict, # the parsed study file or preset
     st = Study(name, preset, fixed, axes, retries, _executor(spec.get('executor')), _slurm(spec.get('slurm')),
                cohort, list(data_files), _refine(spec.get('refine')), source, only=only)
     add_cells(st, [s for s in grid_settings(axes) if _kept(s, only)])
+    check_texts([c.config for c in st.cells])  # an empty, binary or too short text: refused now, not by every cell at run time
     return st
 
 # %% ../nbs/07_study.ipynb #2bb5f544
-class StudyLoader(yaml.SafeLoader): "SafeLoader that also reads `1e-3` as a float."
+from .files import FileError, read_text  # the one reader (00_files)
+
+class DuplicateKey(yaml.YAMLError):
+    "A mapping in a YAML file gives the same key twice (YAML itself would keep the last one, silently)."
+    def __init__(self, key, lines): self.key, self.lines = key, lines; super().__init__(f"key {key!r} given twice (lines {lines[0]} and {lines[1]})")
+
+class StudyLoader(yaml.SafeLoader):
+    "SafeLoader that also reads `1e-3` as a float and refuses a key given twice in one mapping."
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for k, _ in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.tag != 'tag:yaml.org,2002:merge':
+                if k.value in seen: raise DuplicateKey(k.value, (seen[k.value], k.start_mark.line + 1))
+                seen[k.value] = k.start_mark.line + 1
+        return super().construct_mapping(node, deep)
 StudyLoader.add_implicit_resolver('tag:yaml.org,2002:float', re.compile(r'^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$'),
                                   list('-+0123456789'))
 
+# %% ../nbs/07_study.ipynb #bbcf157f
+def read_yaml(path):
+    "The content of the YAML file `path` (read with `StudyLoader`); a `FileError` naming the file when it is missing, a folder, not UTF-8, not valid YAML or gives a key twice."
+    text = read_text(path)
+    try: return yaml.load(text, Loader=StudyLoader)
+    except DuplicateKey as e:
+        raise FileError(path, f"is given twice in one mapping (lines {e.lines[0]} and {e.lines[1]}): YAML would keep only the second, silently; keep one", e.key) from None
+    except yaml.YAMLError as e: raise FileError(path, f"is not valid YAML: {' '.join(str(e).split())}") from None  # one line
+
 def _load_file(p: Path, shown: str, source: str) -> Study:
-    if not p.is_file(): raise StudyError(f"study file {shown!r} does not exist")
-    try: spec = yaml.load(p.read_text(), Loader=StudyLoader)
-    except yaml.YAMLError as e: raise StudyError(f"{shown}: not valid YAML: {' '.join(str(e).split())}") from None  # one line
+    if not p.exists(): raise StudyError(f"study file {shown!r} does not exist")
+    try: spec = read_yaml(p)
+    except FileError as e: raise StudyError(str(e)) from None
     if not isinstance(spec, dict): raise StudyError(f"{shown}: a study file must be a mapping with keys such as name, preset, fixed, axes")
     try: return check_study(spec, name=p.stem, source=source)
     except ConfigError as e: raise type(e)(f"{shown}: {e}") from None
