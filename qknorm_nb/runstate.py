@@ -159,4 +159,5 @@ def summary(state: dict, cfg: RunConfig, n_params: int, n_params_nonemb: int, de
                 steps=steps, max_iters=cfg.max_iters, tokens=steps * cfg.tokens_per_step,
                 wall_time=wall, tokens_per_s=steps * cfg.tokens_per_step / wall if wall > 0 else None,
                 resumes=state['resumes'], time_split=state.get('time_split'),  # seconds per part of the last session's loop
+                data_warnings=list(state.get('data_warnings') or []),  # what the run should know of its text (data.data_warnings)
                 fast=fast_switches(cfg, device), **provenance(device, cfg.dtype))

@@ -11,18 +11,19 @@ import numpy as np
 from pathlib import Path
 import torch
 from .config import RunConfig, ConfigError, validate, run_identity, is_int, is_num
-from .data import prepare, get_batch
+from .data import prepare, get_batch, data_warnings
 from .model import GPT, n_params, configure_optimizers
 from .probes import run_probes, global_grad_norm
 from .device import setup_device, autocast_for
 from .runstate import (new_state, restore_state, due, check_eval, check_probe, check_train_loss, record, flush,
                                 finish, summary, ProgressWriter)
 from .tracking import open_tracker
-from .files import COMPLETE, atomic_save, json_safe, read_json, remove_stale_tmp, write_json, write_jsonl
+from .files import COMPLETE, FileError, atomic_save, json_safe, load_json, read_json, remove_stale_tmp, write_json, write_jsonl
 
 # %% auto #0
 __all__ = ['CKPT', 'TIME_SPLIT', 'VAL_SEED', 'get_lr', 'save_checkpoint', 'checkpoint_problem', 'load_checkpoint', 'evaluate',
-           'evaluate_full', 'build', 'train_step', 'RunDirError', 'finished_summary', 'progress_line', 'say', 'train']
+           'evaluate_full', 'build', 'train_step', 'RunDirError', 'check_run_dir', 'finished_summary', 'progress_line',
+           'say', 'train']
 
 # %% ../nbs/05_train.ipynb #0c6858c5
 def get_lr(it: int, cfg: RunConfig) -> float:
@@ -95,7 +96,7 @@ def evaluate(model, batches, autocast) -> float:
     model.train()
     return torch.stack(losses).mean().item()
 
-# %% ../nbs/05_train.ipynb #6dddb87b
+# %% ../nbs/05_train.ipynb #3d0b19dd
 @torch.no_grad()
 def evaluate_full(model, tokens, batch_size: int, block_size: int, autocast, device='cpu') -> tuple[float, int]:
     "(mean loss per token, tokens scored) over every non-overlapping window of `tokens` (the whole split)."
@@ -139,21 +140,28 @@ def train_step(fwd, model, opt, tokens, step: int, cfg: RunConfig, device: str, 
 class RunDirError(ValueError):
     "The run folder belongs to another run."
 
+def check_run_dir(run_dir: Path):
+    "Raise `RunDirError` when the run folder `run_dir` cannot be made: it, or a folder above it, is a file."
+    for p in (run_dir, *run_dir.parents):
+        if p.exists():
+            if p.is_dir(): return
+            raise RunDirError(f"out_dir={str(run_dir)!r}: {p} is a file, not a folder: a run writes its config, metrics and summary "
+                              "into a folder; give out_dir a folder path (it is made if it does not exist)")
+
 def finished_summary(run_dir: Path, cfg: RunConfig) -> dict | None:
     "The summary of a finished run of `cfg` in `run_dir`, None if unfinished; raises if it is another run."
     cpath, spath = run_dir / 'config.json', run_dir / 'summary.json'
     if cpath.exists():
         try: old = read_json(cpath)
-        except json.JSONDecodeError: old = None  # cannot happen with atomic writes; start over if it does
+        except FileError: old = None  # cannot happen with atomic writes; start over if it does
         new = run_identity(cfg.to_dict())
         if old is not None: old = run_identity(old)  # fields added since the run was written take their defaults
         if old is not None and old != new:
             diff = next((k for k in new if old.get(k) != new[k]), '?')
             raise RunDirError(f"{run_dir} holds a run with a different config ({diff}={old.get(diff)!r}, "
                               f"asked for {getattr(cfg, diff, '?')!r}); choose another out_dir")
-    if spath.exists():
-        s = read_json(spath)
-        if s.get('status') in COMPLETE: return s
+    s = load_json(spath)
+    if isinstance(s, dict) and s.get('status') in COMPLETE: return s
     return None
 
 # %% ../nbs/05_train.ipynb #022add68
@@ -183,6 +191,7 @@ def train(cfg: RunConfig,          # a validated run config
     if not isinstance(cfg, RunConfig): raise ConfigError(f"cfg={type(cfg).__name__} must be a RunConfig")
     validate(cfg)  # again: fields may have been changed since the config was built
     run_dir = Path(run_dir)
+    check_run_dir(run_dir)  # a file in the way: said now, not after the data is prepared
     if (s := finished_summary(run_dir, cfg)) is not None: return s
     device = setup_device(cfg)
     data = prepare(cfg.dataset, cfg.tokenizer, cfg.train_tokens, cfg.val_tokens, val_dataset=cfg.val_dataset or None,
@@ -193,6 +202,7 @@ def train(cfg: RunConfig,          # a validated run config
     state = load_checkpoint(run_dir, model, opt, cfg)
     if state is None: state = new_state(cfg)
     else: state['resumes'] += 1
+    state['data_warnings'] = data_warnings(data.meta)  # validation text that is training text, a text shorter than its budget
     tracker = open_tracker(cfg, run_dir, state['step'])
     try: return _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt, lines)
     finally:
