@@ -6,14 +6,14 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/tracking.html.md"""
 
 # %% ../nbs/04b_tracking.ipynb #8bf100f3
 from __future__ import annotations
-import importlib, numbers, os, re, shutil
+import importlib, numbers, os, re, shutil, sys
 from pathlib import Path
 from .config import RunConfig
-from .files import read_json, read_jsonl
+from .files import FileError, read_json, read_jsonl, check_run_config, check_summary
 
 # %% auto #0
-__all__ = ['TAGS', 'TRACK_EXTRA', 'HPARAMS', 'OUTCOME', 'LAYOUT', 'run_labels', 'scalars', 'hparams', 'outcome', 'add_outcome',
-           'Tracker', 'open_tracker', 'export_tensorboard']
+__all__ = ['TAGS', 'TRACK_EXTRA', 'TRACKER_LIBS', 'HPARAMS', 'OUTCOME', 'LAYOUT', 'run_labels', 'scalars', 'check_tracker',
+           'hparams', 'outcome', 'add_outcome', 'Tracker', 'open_tracker', 'Exported', 'read_run', 'export_tensorboard']
 
 # %% ../nbs/04b_tracking.ipynb #201f4866
 def run_labels(cfg: RunConfig,  # the run's config
@@ -66,6 +66,12 @@ def _require(module: str, log_to: str, package: str):
         raise ImportError(f"log_to={log_to!r} needs the {package} package, which is not installed here ({e}). "
                           f"Install the tracking extra: {TRACK_EXTRA} (or pip install {package}); or set log_to='none'") from e
 
+TRACKER_LIBS = dict(tensorboard=('torch.utils.tensorboard', 'tensorboard'), wandb=('wandb', 'wandb'))  # log_to -> (module, package)
+
+def check_tracker(log_to: str):
+    "Fail (`ImportError`, with the install command) when the library `log_to` needs is not installed; a sweep asks before any cell starts."
+    if log_to in TRACKER_LIBS: _require(TRACKER_LIBS[log_to][0], log_to, TRACKER_LIBS[log_to][1])
+
 HPARAMS = ('qk_norm', 'lr', 'n_layer', 'n_head', 'n_embd', 'seed', 'max_iters', 'warmup_iters', 'batch_size', 'block_size',
            'weight_decay', 'dataset', 'tokenizer', 'dtype')  # the settings a run is sorted and filtered by
 OUTCOME = ('status', 'failure', 'final_val_loss', 'best_val_loss', 'diverged_step', 'max_logit', 'steps', 'wall_time')  # from summary.json
@@ -93,11 +99,11 @@ class Tracker:
     def __init__(self, log_to: str, cfg: RunConfig, run_dir: Path, step: int = 0):
         self.log_to, self.run_dir, self.labels, self.cfg = log_to, Path(run_dir), run_labels(cfg, run_dir), cfg
         if log_to == 'tensorboard':
-            tb = _require('torch.utils.tensorboard', log_to, 'tensorboard')
+            check_tracker(log_to); import torch.utils.tensorboard as tb
             self.writer = tb.SummaryWriter(log_dir=str(self.run_dir / 'tb'), purge_step=step or None)
             self.writer.add_custom_scalars(LAYOUT)
         elif log_to == 'wandb':
-            wandb = _require('wandb', log_to, 'wandb')
+            check_tracker(log_to); import wandb
             self.run_dir.mkdir(parents=True, exist_ok=True)
             self.writer = wandb.init(mode=os.environ.get('WANDB_MODE') or 'offline', dir=str(self.run_dir),
                                      project=os.environ.get('WANDB_PROJECT') or 'qknorm-nb', config=cfg.to_dict(),
@@ -131,29 +137,45 @@ def open_tracker(cfg: RunConfig,  # the run's config; `cfg.log_to` picks the bac
 # %% ../nbs/04b_tracking.ipynb #9e9fafe6
 def _event_files(d: Path) -> list: return sorted(Path(d).glob('events.out.tfevents.*'))
 
+class Exported(dict):
+    "What `export_tensorboard` did: {cell folder: 'written' | 'kept'}; `left_out`: {cell folder: why}, the damaged folders it could not read."
+    def __init__(self): super().__init__(); self.left_out = {}
+
+def read_run(cell: Path) -> tuple[dict, dict, list]:
+    "(config, summary, metrics rows) of an ended run folder, each checked as it is read; a `FileError` names the file at fault."
+    cfg = check_run_config(read_json(cell/'config.json'), cell/'config.json')
+    s = check_summary(read_json(cell/'summary.json'), cell/'summary.json')
+    rows = read_jsonl(cell/'metrics.jsonl', strict=True) if (cell/'metrics.jsonl').exists() else []  # a run that never stepped
+    for i, r in enumerate(rows, 1):
+        if not (isinstance(r.get('step'), int) and r['step'] >= 0):
+            raise FileError(cell/'metrics.jsonl', f"line {i} has step={r.get('step')!r}; each row needs an integer step >= 0")
+    return cfg, s, rows
+
+# %% ../nbs/04b_tracking.ipynb #8d8b27b5
 def export_tensorboard(runs,            # a study folder, or a folder that holds studies (at any depth, e.g. a ladder's rungs)
                        out=None,        # where the event files go: out/<study path>/<cell>; None: <runs>/tb
                        force: bool = False, # write cells that were exported before again
-                      ) -> dict:
-    "Write every ended cell under `runs` as a TensorBoard run (metrics, layout, hparams and outcome); {cell folder: 'written' | 'kept'}."
-    tb = _require('torch.utils.tensorboard', 'tensorboard', 'tensorboard')
+                      ) -> Exported:
+    "Write every ended cell under `runs` as a TensorBoard run (metrics, layout, hparams and outcome); a damaged cell is left out and named (on stderr and in `.left_out`)."
+    check_tracker('tensorboard'); import torch.utils.tensorboard as tb
     runs = Path(runs)
     out = Path(out) if out else runs/'tb'
     studies = [runs] if (runs/'study.json').exists() else sorted(p.parent for p in runs.glob('**/study.json') if out not in p.parents)
-    done = {}
+    done = Exported()
     for sd in studies:
         base = Path(sd.name) if sd == runs else sd.relative_to(runs)
         for cell in sorted(p.parent for p in sd.glob('*/summary.json')):
             dest = out/base/cell.name
             if _event_files(dest) and not force: done[str(cell)] = 'kept'; continue
+            try: cfg, s, rows = read_run(cell)  # all of it read before anything is written
+            except FileError as e:
+                done.left_out[str(cell)] = str(e); print(f"qknorm: warning: left out {cell}: {e}", file=sys.stderr); continue
             if force and dest.exists(): shutil.rmtree(dest)
-            cfg, s = read_json(cell/'config.json'), read_json(cell/'summary.json')
             w = tb.SummaryWriter(log_dir=str(dest))
             w.add_custom_scalars(LAYOUT)
-            for row in read_jsonl(cell/'metrics.jsonl'):
-                for k, v in scalars(row).items(): w.add_scalar(k, v, global_step=int(row['step']))
+            for row in rows:
+                for k, v in scalars(row).items(): w.add_scalar(k, v, global_step=row['step'])
             add_outcome(w, cfg, s)
             w.close()
             done[str(cell)] = 'written'
     return done
-
