@@ -252,11 +252,12 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
                       on=None,              # QK-norm variant(s) compared with 'none' (None: every variant)
                       margin: float = MARGIN, # nats the off arm must be worse by
                       alpha: float = 0.05,  # 1 - confidence level of the gap intervals
+                      useful=USEFUL,        # the usefulness criterion whose plateau LRs are left out (`useful_bar`)
                      ) -> pd.DataFrame:
     "Per depth and variant: the LR where the seed-mean off − on gap rises above `margin` for good, its grid bracket and the seeds' spread."
     rows = []
     for o in compared_variants(df, on):
-        gs = _gap_seeds(df, o)
+        gs = _gap_seeds(df, o, useful)
         for L, g in gs.groupby('n_layer'):
             mean = g.groupby('lr')['gap'].mean().sort_index()
             thr, lf, lh = _crossing(mean.index.values, mean.values, margin)
