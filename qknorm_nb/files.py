@@ -129,7 +129,7 @@ def read_json(path):
     text = read_text(path)
     if not text.strip(): raise FileError(path, 'is empty, not JSON')
     try: return json.loads(text)
-    except json.JSONDecodeError as e: raise FileError(path, f"is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    except json.JSONDecodeError as e: raise FileError(path, f"is not valid JSON ({e.msg}, line {e.lineno}, column {e.colno})") from None
 
 def load_json(path):
     "The content of a JSON file, or None when it is missing or cannot be read as JSON: a run folder being written is read without a race."

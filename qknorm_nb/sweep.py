@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
 from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, LOGGERS, is_int, is_num
-from .files import COMPLETE, ENDED, atomic_write, load_json, write_json, sha256, now
+from .files import COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now
 from .metrics import add_entropies
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
                              check_cell_folders)
 from .locks import STALE_AFTER, cell_lock, clear_stale_lock, lock_holder, lock_path, read_lock, sweep_marker
+from .tracking import check_tracker
 from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, clear_stop, shutdown_warm_kernels
 
 # %% auto #0
@@ -174,11 +175,14 @@ def collect_results(study_dir):
     for sp in sorted(study_dir.glob('*/summary.json')):
         if declared and sp.parent.name not in declared:  # another study's or a stray copy: never mixed into this one
             left_out[str(sp.parent)] = 'not a cell of this study (study.json does not declare it)'; continue
-        s = read_summary(sp.parent)
-        if s is None: left_out[str(sp.parent)] = 'summary.json is not readable JSON'; continue
-        cfg = load_json(sp.parent/'config.json') or planned.get(sp.parent.name) or {}
+        try:  # a summary or config no run writes (torn, a string loss, 'done' without a finite loss) is a damaged record, not a result
+            s, cp = check_summary(read_json(sp), sp), sp.parent/'config.json'
+            cfg = check_run_config(read_json(cp), cp) if cp.exists() else planned.get(sp.parent.name) or {}
+        except FileError as e:
+            if sp.exists(): left_out[str(sp.parent)] = str(e)  # (gone: a failed cell being retried this moment)
+            continue
         if any(cfg.get(k) is None for k in SETTINGS):
-            left_out[str(sp.parent)] = 'no readable config.json, and study.json does not declare the cell'; continue
+            left_out[str(sp.parent)] = 'no config.json, and study.json does not declare the cell'; continue
         row = {'cell': sp.parent.name} | {k: cfg.get(k) for k in (*SETTINGS, *extra, *CONTEXT)} | {k: s.get(k) for k in METRICS}
         for t, step in (s.get('steps_to_target') or {}).items():
             row[f'steps_to_{t}'] = step; targets.add(str(t))
@@ -245,7 +249,9 @@ def _check_folder(study_dir: Path, st: Study, hashes: dict, repair: bool = False
     check_writable(study_dir, [study_dir/c.id for c in st.cells])  # a file in the way, a read-only disk: said before anything is written
     for p in check_cell_folders(st, study_dir, repair):  # the run folders themselves, whatever study.json says or whether it exists
         print(f"qknorm: {p.name.split('.damaged-')[0]}: its config.json was not readable; moved aside to {p.name}, the cell runs again", file=sys.stderr)
-    old = load_json(study_dir/'study.json')
+    try: old = read_json(study_dir/'study.json') if (study_dir/'study.json').exists() else None
+    except FileError as e: raise StudyError(f"{e}: the study's record cannot be read, so it is not overwritten; move it aside (the run folders "
+                                            "speak for themselves) and run the same command again") from None
     if not old: return
     new = {c.id: c.config.to_dict() for c in st.cells}
     for cid, cfg in (old.get('cells') or {}).items():
@@ -381,6 +387,9 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     kind = executor or st.executor['kind']
     if kind not in EXECUTORS: raise SweepError(f"executor={kind!r} is not one of {', '.join(map(repr, EXECUTORS))}")
     if log_to is not None and log_to not in LOGGERS: raise SweepError(f"log_to={log_to!r} is not one of {', '.join(map(repr, LOGGERS))}")
+    for lt in sorted({log_to} if log_to else {c.config.log_to for c in st.cells}):  # its library: asked now, not by every cell
+        try: check_tracker(lt)
+        except ImportError as e: raise SweepError(str(e)) from None
     if kind == 'slurm' and st.slurm['cluster'] is None and not shutil.which('sbatch'):
         raise SweepError("executor 'slurm' needs Slurm (sbatch is not on PATH); to try it on this machine set slurm: {cluster: local}")
     nb = find_notebook(notebook, '11_cohort.ipynb' if st.cohort else '10_train.ipynb')
@@ -395,10 +404,13 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     def tasks(cells): return study_tasks(st, study_dir, cells, threads, log_to, notebook=str(nb), retries=retries, retry_failed=retry_failed,
                                          cwd=os.getcwd(), stale_after=stale_after, reuse_kernel=reuse_kernels and kind == 'local')
     from tqdm import tqdm
-    states = {}
+    states, warned = {}, set()
     bar = tqdm(total=0, desc=st.name, unit='cell', disable=not progress, file=sys.stderr)
     def on_done(cid, state):
         states[cid] = state
+        ws = (read_summary(study_dir/cid) or {}).get('data_warnings')
+        for w in (ws if isinstance(ws, list) else []):  # what a run found of its text (each said once), also in its summary.json
+            if w not in warned: warned.add(w); bar.write(f"qknorm: warning: {cid}: {w}", file=sys.stderr)
         if state not in ('running', 'submitted', 'interrupted'): bar.update(1)
         bar.set_postfix(Counter(s for s in states.values() if s != 'running'), refresh=True)
 
