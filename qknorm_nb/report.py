@@ -8,7 +8,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/report.html.md"""
 from __future__ import annotations
 import re, warnings
 from pathlib import Path
-from .files import atomic_write, read_json
+from .files import FileError, atomic_write, load_json, read_json
 from .study import SweepError
 from .kernels import execute_notebook, find_notebook
 
@@ -36,7 +36,9 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
             ) -> tuple[Path, dict]:
     "The notebook that reads `folder` and its papermill parameters: 22_scale for a ladder (ladder.json), 23_depth for a study with a rule in studies/rules/, 20_analysis for a study."
     if (folder/'ladder.json').is_file():
-        src = (read_json(folder/'ladder.json') or {}).get('source') or ''
+        try: spec = read_json(folder/'ladder.json')
+        except FileError as e: raise SweepError(f"{e}: the ladder's record cannot be read; run `qknorm ladder` on its file to write it again") from None
+        src = (spec if isinstance(spec, dict) else {}).get('source') or ''
         root = folder.parent.parent  # runs/<ladder> sits in the checkout that holds the ladder file
         f = next((c for c in (Path(src), root/src) if src and c.is_file()), None)
         if f is None: raise SweepError(f"{folder}/ladder.json: source={src!r} is not a ladder file here "
@@ -53,7 +55,7 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
 
 def mixed_code(study_dir) -> str:
     "'' when every ended cell of the study folder was made by one package version and commit, else a sentence naming them."
-    summ = [read_json(p) or {} for p in sorted(Path(study_dir).glob('*/summary.json'))]
+    summ = [s for p in sorted(Path(study_dir).glob('*/summary.json')) if isinstance(s := load_json(p), dict)]  # a damaged one: the page names it
     versions = sorted({s.get('package_version') for s in summ} - {None})
     commits = sorted({(s.get('git') or {}).get('commit') for s in summ} - {None})
     if len(versions) <= 1 and len(commits) <= 1: return ''
