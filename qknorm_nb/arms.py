@@ -32,6 +32,8 @@ class Variant:
     norm: object = None          # (x, w, eps) -> x normalised over its last dim, times the gain w when there is one; None: no QK-norm
     gain: bool = False           # q and k each learn a per-dimension gain of shape (head_dim,), initialised to 1
     learned_scale: object = None # None: the fixed logit scale 1/sqrt(head_dim); else block_size -> the initial learnt scale g that replaces it
+    scale_shape: str = 'scalar'  # the learnt scale's shape: 'scalar' (one per attention module) or 'head' (one per head, (n_head, 1, 1))
+    decay: bool = False          # weight-decay the arm's own parameters (gains, learnt scale)? Declared here, never read off their shape
     label: str = ''              # legends and tables
     color: str = 'tab:gray'      # every figure
     source: str = ''             # where the variant comes from

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from .arms import variant  # the arms, declared once (00a_arms)
 
 # %% auto #0
-__all__ = ['QKNorm', 'CausalSelfAttention', 'math_attention']
+__all__ = ['ARM_PARAMS', 'QKNorm', 'CausalSelfAttention', 'math_attention']
 
 # %% ../nbs/02_attention.ipynb #5115a5cf
 class QKNorm(nn.Module):
@@ -29,6 +29,8 @@ class QKNorm(nn.Module):
     def forward(self, x): return self._norm(x, self.weight, self.eps)  # x: (B, nh, T, hs)
 
 # %% ../nbs/02_attention.ipynb #c75c41b1
+ARM_PARAMS = ('q_norm.weight', 'k_norm.weight', 'qk_gain')  # how the parameters an arm adds are named (the optimiser reads it)
+
 class CausalSelfAttention(nn.Module):
     "nanoGPT's causal self-attention with an optional QK-norm between the head split and the dot product."
     def __init__(self, config):
@@ -48,7 +50,8 @@ class CausalSelfAttention(nn.Module):
             self.q_norm = QKNorm(config.qk_norm, self.head_dim)
             self.k_norm = QKNorm(config.qk_norm, self.head_dim)
         if self.learned_scale:  # replaces 1/sqrt(head_dim), e.g. Henry et al.'s learnable scale for l2
-            self.qk_gain = nn.Parameter(torch.tensor(arm.learned_scale(config.block_size)))
+            shape = (self.n_head, 1, 1) if arm.scale_shape == 'head' else ()  # one per head broadcasts over (B, nh, T, hs)
+            self.qk_gain = nn.Parameter(torch.full(shape, float(arm.learned_scale(config.block_size))))
 
     def _qkv(self, x):
         B, T, C = x.size()

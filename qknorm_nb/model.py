@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .config import RunConfig, ATTN_IMPLS
 from .arms import variant
-from .attention import CausalSelfAttention
+from .attention import CausalSelfAttention, ARM_PARAMS
 
 # %% auto #0
 __all__ = ['LayerNorm', 'MLP', 'Block', 'GPTConfig', 'GPT', 'n_params', 'configure_optimizers', 'load_nanogpt_state_dict']
@@ -143,10 +143,12 @@ def n_params(model: nn.Module, non_embedding: bool = False) -> int:
 # %% ../nbs/03_model.ipynb #ff8818b7
 def configure_optimizers(model: nn.Module, weight_decay: float, lr: float, betas: tuple, eps: float = 1e-8,
                          fused: bool | None = None) -> torch.optim.AdamW:
-    "AdamW with decay on 2-D+ parameters only (nanoGPT)."
+    "AdamW with decay on 2-D+ parameters (nanoGPT), but the QK-norm arm's own ones only if its entry says `decay`."
+    own = {id(p) for n, p in model.named_parameters() if n.endswith(ARM_PARAMS)}  # gains and learnt scales
+    arm_decay = variant(model.config.qk_norm).decay
     params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if p.dim() >= 2]
-    no_decay = [p for p in params if p.dim() < 2]
+    decay = [p for p in params if (arm_decay if id(p) in own else p.dim() >= 2)]
+    no_decay = [p for p in params if not (arm_decay if id(p) in own else p.dim() >= 2)]
     groups = [dict(params=decay, weight_decay=weight_decay), dict(params=no_decay, weight_decay=0.0)]
     kw = dict(fused=True) if fused else {}
     return torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps, **kw)

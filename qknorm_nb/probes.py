@@ -77,7 +77,8 @@ def qk_gains(model) -> dict:
         mean, mx = w.mean(-1).cpu().tolist(), w.abs().amax(-1).cpu().tolist()
         return dict(q_gain_mean=[m[0] for m in mean], q_gain_max=[m[0] for m in mx],
                     k_gain_mean=[m[1] for m in mean], k_gain_max=[m[1] for m in mx])
-    if arm.learned_scale is not None: return dict(qk_gain=torch.stack([a.qk_gain.detach().float() for a in attns]).cpu().tolist())
+    if arm.learned_scale is not None:  # one number per layer: the scale, or its largest head's
+        return dict(qk_gain=torch.stack([a.qk_gain.detach().float().amax() for a in attns]).cpu().tolist())
     return {}
 
 # %% ../nbs/04_probes.ipynb #2d413310
