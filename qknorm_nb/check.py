@@ -17,7 +17,8 @@ from .config import (ConfigError, FIELD_TYPES, PRESETS, RUNTIME_FIELDS, RunConfi
                               is_num)
 from .files import write_json, read_json, sha256, now
 from .data import check_sources
-from .study import StudyLoader, load_study, fmt_sci
+from .study import StudyLoader, check_folder_name, load_study, fmt_sci
+from .ladder import LadderError, json_file
 from .sweep import run_study, collect_results
 from .metrics import OFF, failed
 from .verdicts import failure_lr
@@ -62,6 +63,7 @@ def validate_prediction(pred: dict, # the parsed prediction file
     except (TypeError, ValueError): _fail(f"made_at={pred['made_at']!r} is not an ISO 8601 time such as '2026-12-02T01:00:00+00:00'")
     for k in ('name', 'preset', 'x', 'x_name'): _get(pred, f'target.{k}')
     t = pred['target']
+    check_folder_name('target.name', t['name'], PredictionError)  # the check's folder is named after it
     if t['preset'] is not None and t['preset'] not in PRESETS:
         _fail(f"target.preset={t['preset']!r} is not one of {', '.join(map(repr, PRESETS))} or null")
     if not isinstance(t.get('fixed') or {}, dict): _fail(f"target.fixed={t['fixed']!r} must be a mapping of config fields")
@@ -99,9 +101,9 @@ def validate_prediction(pred: dict, # the parsed prediction file
 def load_prediction(path) -> dict:
     "The validated prediction in the JSON file `path`."
     p = Path(path)
-    if not p.is_file(): _fail(f"prediction file {str(path)!r} does not exist")
-    try: pred = read_json(p)
-    except json.JSONDecodeError as e: _fail(f"{path}: not valid JSON ({e})")
+    if not p.exists(): _fail(f"prediction file {str(path)!r} does not exist")
+    try: pred = json_file(p, 'a prediction file')  # a folder, not UTF-8, not JSON: said naming the file
+    except LadderError as e: _fail(str(e))
     try: return validate_prediction(pred)
     except PredictionError as e: raise PredictionError(f"{path}: {e}") from None
 
@@ -155,6 +157,8 @@ def check_spec(pred: dict, # a validated prediction
         fixed.pop('max_iters', None)
         fixed['token_budget'] = int(round(tokens))
     tgt, preset = target_config(pred), pred['target']['preset']
+    if tokens is not None and tokens > (full := tgt.max_iters * tgt.tokens_per_step):
+        _fail(f"tokens={tokens:.3g} is more than the predicted run's {full:.4g} tokens: a check runs the predicted run or a shorter one")
     n = _steps(preset, fixed)
     if n != tgt.max_iters and 'warmup_iters' not in over:  # the same warmup fraction as the predicted run
         fixed['warmup_iters'] = min(n, round(tgt.warmup_iters * n / tgt.max_iters))

@@ -11,7 +11,7 @@ import yaml
 from pathlib import Path
 import qknorm_nb
 from .config import ConfigError, PRESETS, DEVICES, LOGGERS, FIELD_TYPES, default_values, make_config
-from .files import COMPLETE, write_json
+from .files import COMPLETE, FileError, load_json, sha256, write_json
 from .study import EXECUTORS, SweepError, preset_names, read_summary
 from .sweep import SweepResult, run_study
 from .progress import study_progress
@@ -138,7 +138,17 @@ def _check_out(out: str):
     if p.is_dir(): raise ConfigError(f"--out={out!r} is a folder: give a file path such as bench/cpu.json")
     parent = next((q for q in [p.parent, *p.parent.parents] if q.exists()), Path('.'))
     if not parent.is_dir(): raise ConfigError(f"--out={out!r}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK): raise ConfigError(f"--out={out!r}: {parent} is not writable")
+    if not os.access(parent, os.W_OK) or os.statvfs(parent).f_flag & os.ST_RDONLY: raise ConfigError(f"--out={out!r}: {parent} is not writable")
+
+def _check_record_out(out: str, prediction: str):
+    "Refuse `check-prediction --out` before any cell runs: a path that cannot be written, or a file there that is not this prediction's check record."
+    from qknorm_nb.check import RECORD_KIND
+    _check_out(out)
+    p = Path(out).expanduser()
+    old = load_json(p) if p.is_file() else None
+    if p.exists() and not (isinstance(old, dict) and old.get('kind') == RECORD_KIND and (old.get('prediction') or {}).get('sha256') == sha256(prediction)):
+        raise ConfigError(f"--out={out!r} is a file that is not a record of this prediction's check (kind {RECORD_KIND!r}, same sha256): "
+                          "give another path; nothing was run")
 
 def _field_values(items: list) -> dict:
     "`FIELD=VALUE` pairs as RunConfig fields (values read as YAML: 64, 0.1, true, [2.0]); a bad one fails before anything runs."
@@ -183,7 +193,9 @@ def _ladder(a) -> int:
 
 def _check_prediction(a) -> int:
     "Run the check of a prediction (07f_check); print its table and the record's path. 0 whatever the verdicts, 1 when cells did not end."
-    from qknorm_nb.check import format_check, parse_sets, run_check  # pandas and the scaling fits: only this command needs them
+    from qknorm_nb.check import format_check, load_prediction, parse_sets, run_check  # pandas and the scaling fits: only this command needs them
+    load_prediction(a.prediction)  # a bad file is said before --out is looked at
+    if a.out: _check_record_out(a.out, a.prediction)  # before any cell runs, not after
     rec = run_check(a.prediction, runs_dir=a.runs_dir, workers=a.workers, device=a.device, overrides=parse_sets(a.set),
                     tokens=a.tokens, cohort=a.cohort, progress=not a.quiet)
     print(format_check(rec))
@@ -257,7 +269,7 @@ def main(argv: list[str]|None = None, # arguments after `qknorm`; None: sys.argv
             sys.stdout.flush()  # here, where a closed pipe can still be caught
             return code
     except BrokenPipeError: return _stdout_closed()
-    except (ConfigError, SweepError) as e: msg, code = str(e), 2
+    except (ConfigError, SweepError, FileError) as e: msg, code = str(e), 2  # FileError: a file given, or read, that is damaged
     except DataError as e: msg, code = str(e), 1
     except ReportError as e: msg, code = str(e), 1
     except KeyboardInterrupt: msg, code = "interrupted; run the same command again to resume", 130

@@ -6,13 +6,14 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/ladder.html.md"""
 
 # %% ../nbs/07e_ladder.ipynb #56b22b33
 from __future__ import annotations
-import math
+import glob, json, math
+from datetime import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 import yaml
 from .arms import VARIANTS, arm_name
 from .config import ConfigError, FIELD_TYPES, PRESETS, is_int, is_num, make_config, run_identity
-from .files import ENDED, load_json, now, read_json, write_json
+from .files import ENDED, FileError, load_json, now, read_json, write_json
 from .data import check_sources
 from .study import StudyError, StudyLoader, cell_status, check_keys, check_folder_name, check_study
 from .metrics import WORTSMAN_LRS
@@ -20,8 +21,9 @@ from .metrics import WORTSMAN_LRS
 # %% auto #0
 __all__ = ['LADDER_KEYS', 'SCALE_KEYS', 'TARGET_KEYS', 'XS', 'BOOKKEEPING', 'LadderError', 'rung_x', 'Rung', 'Ladder',
            'check_ladder', 'load_ladder', 'rung_refine', 'rung_spec', 'seeded_lrs', 'source_table', 'ladder_dir',
-           'prediction_path', 'target_path', 'rung_table', 'rung_complete', 'predict_rung', 'predict_target',
-           'moved_config', 'predict_moved', 'started_lrs', 'rung_lrs', 'run_ladder', 'plan_ladder']
+           'prediction_path', 'target_path', 'rung_table', 'rung_complete', 'json_file', 'check_prediction',
+           'read_prediction', 'needs_prediction', 'predict_rung', 'predict_target', 'moved_config', 'predict_moved',
+           'started_lrs', 'rung_lrs', 'rung_drift', 'check_rung', 'run_ladder', 'plan_ladder']
 
 # %% ../nbs/07e_ladder.ipynb #f0da8df2
 LADDER_KEYS = ('name', 'arms', 'seeds', 'lrs', 'keep', 'retries', 'refine', 'executor', 'slurm', 'scales', 'target')
@@ -268,12 +270,64 @@ def rung_complete(ld: Ladder, r: Rung, runs_dir='runs') -> bool:
     if r.source is not None: return _study_complete(Path(runs_dir)/r.source, _shape(r.config.to_dict()))
     return _study_complete(ladder_dir(ld, runs_dir)/r.id)
 
+# %% ../nbs/07e_ladder.ipynb #1310c667
+def json_file(path, what: str = 'a JSON file'):
+    "The JSON in the file `path` (`files.read_json`); missing, a folder, not UTF-8, empty or not valid JSON raises `LadderError` naming the file."
+    try: return read_json(path)
+    except FileError as e: raise LadderError(f"{e}: it should be {what}") from None
+
+# %% ../nbs/07e_ladder.ipynb #50aeb4f5
+def _interval(where, d, positive):
+    "Raise `LadderError` unless `d` holds value, lo and hi: finite numbers (> 0 when `positive`) or null, with lo <= value <= hi."
+    if not isinstance(d, dict): raise LadderError(f"{where}={d!r} must be a mapping with value, lo and hi")
+    ends = [(k, d.get(k)) for k in ('lo', 'value', 'hi') if d.get(k) is not None]
+    for k, v in ends:
+        if not (is_num(v) and math.isfinite(v) and (v > 0 or not positive)):
+            raise LadderError(f"{where}.{k}={v!r} must be a finite {'positive ' if positive else ''}number or null")
+    for (a, x), (b, y) in zip(ends, ends[1:]):
+        if x > y: raise LadderError(f"{where}: {a}={x!r} > {b}={y!r}; an interval needs lo <= value <= hi")
+
+# %% ../nbs/07e_ladder.ipynb #c52870b8
+def check_prediction(pred, # the parsed file
+                     arms=(), # the arms that must each have a failure-LR interval
+                     **target, # what target must say, e.g. name='tokens-t40', x=10240
+                    ) -> dict:
+    "`pred` when it is a usable prediction (kind, made_at, target, every arm's intervals in order), else `LadderError` naming the key."
+    from qknorm_nb.scaling import KIND
+    kind = pred.get('kind') if isinstance(pred, dict) else type(pred).__name__
+    if kind != KIND: raise LadderError(f"kind={kind!r} must be {KIND!r}: not a prediction file")
+    try: datetime.fromisoformat(str(pred.get('made_at')).replace('Z', '+00:00'))
+    except ValueError: raise LadderError(f"made_at={pred.get('made_at')!r} must be an ISO 8601 time") from None
+    t, qs = pred.get('target'), pred.get('quantities')
+    if not isinstance(t, dict): raise LadderError(f"target={t!r} must name the predicted run (name, x, x_name)")
+    for k, v in target.items():
+        if not (t.get(k) == v or is_num(t.get(k)) and is_num(v) and math.isclose(t[k], v, rel_tol=1e-9)):
+            raise LadderError(f"target.{k}={t.get(k)!r}, but this rung's {k} is {v!r}: a prediction for another rung, or the ladder file changed")
+    fl = qs.get('failure_lr') if isinstance(qs, dict) else None
+    if not isinstance(fl, dict) or not fl or any(a not in fl for a in arms):
+        raise LadderError(f"quantities.failure_lr={fl!r} must give every arm ({', '.join(arms) or 'one at least'}) its value, lo and hi (null when censored)")
+    for q, per in qs.items():
+        if not isinstance(per, dict): raise LadderError(f"quantities.{q}={per!r} must map each arm to its value, lo and hi")
+        for a, d in per.items(): _interval(f"quantities.{q}.{a}", d, q == 'failure_lr')
+    return pred
+
+def read_prediction(path, arms=(), **target) -> dict|None:
+    "The prediction in `path`, checked (`check_prediction`), or None when there is none; a bad one raises `LadderError` naming the file."
+    p = Path(path)
+    if not p.exists() and not p.is_symlink(): return None
+    try: return check_prediction(json_file(p, 'a prediction file'), arms, **target)
+    except LadderError as e: raise LadderError(str(e) if str(e).startswith(str(p)) else f"{p}: {e}") from None
+
 # %% ../nbs/07e_ladder.ipynb #318c803d
 def _below(ld, r, runs_dir):
     below = [b for b in ld.rungs(r.axis) if b.index < r.index]
     if not all(rung_complete(ld, b, runs_dir) for b in below):
         raise LadderError(f"rung {r.id}: the rungs below it ({', '.join(b.id for b in below)}) must be complete before it is predicted")
     return below, [rung_table(ld, b, runs_dir) for b in below]
+
+def needs_prediction(r: Rung) -> bool:
+    "Whether rung `r` is predicted before it runs: above the first two of its axis, with cells of its own and a grid of its own (no `lrs_of`)."
+    return r.index >= 2 and r.source is None and r.lrs_of is None
 
 def _has_cells(ld, r, runs_dir):
     d = ladder_dir(ld, runs_dir)/r.id
@@ -299,7 +353,7 @@ def predict_rung(ld: Ladder, r: Rung, runs_dir='runs', n_boot: int = 1000,
                 ) -> dict:
     "The prediction for rung `r` from the rungs below it: read back when on file, else made now and written."
     p = prediction_path(ld, r, runs_dir)
-    if p.exists(): return read_json(p)
+    if (pred := read_prediction(p, ld.arms, name=r.id, x=r.x)) is not None: return pred
     if r.index < 2: raise LadderError(f"rung {r.id} is rung {r.index} of its axis: only rungs above the first two are predicted")
     if _has_cells(ld, r, runs_dir): raise LadderError(f"rung {r.id} has cells already: a prediction made now would not be made before it ran")
     from qknorm_nb.scaling import prediction_file
@@ -315,7 +369,7 @@ def predict_target(ld: Ladder, runs_dir='runs', n_boot: int = 1000) -> dict|None
     "The full-scale prediction from every rung of the target's axis (once they are complete): read back or made and written."
     if ld.target is None: return None
     p = target_path(ld, runs_dir)
-    if p.exists(): return read_json(p)
+    if (pred := read_prediction(p, ld.arms, name=ld.target['name'], x=ld.target['x'])) is not None: return pred
     rungs = ld.rungs(ld.target['scale'])
     if not all(rung_complete(ld, b, runs_dir) for b in rungs): return None
     from qknorm_nb.scaling import prediction_file
@@ -352,8 +406,11 @@ def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) eac
                   seeds=(0,),               # the check's seeds
                  ) -> dict:
     "The prediction for `base`'s shape at `end`'s place on `end`'s axis, from three complete rungs: read back when on file, else made and written."
-    p = Path(path)
-    if p.exists(): return read_json(p)
+    p, tname = Path(path), (target or {}).get('name', name)
+    if (pred := read_prediction(p, end[0].arms, name=tname)) is not None: return pred
+    ran = sorted(p.parent.glob(f"{glob.escape(str(tname))}-check-*/study.json"))  # `check.check_name`'s folders
+    if ran: raise LadderError(f"{p} is missing, but {ran[0].parent} holds the check of {tname}: a prediction made now would come "
+                              f"after its cells; restore the file (git checkout -- {p})")
     for l, r in (base, start, end):
         if not rung_complete(l, l.rung(r), runs_dir): raise LadderError(f"rung {r} of ladder {l.name} must be complete before a prediction moves it")
     from qknorm_nb.scaling import transfer_file
@@ -410,7 +467,47 @@ def rung_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list:
     if r.index >= 2: edges = _edges_from_prediction(predict_rung(ld, r, runs_dir, below=(below, tables)), edges)
     return seeded_lrs(ld.lrs, ld.keep, edges)
 
+# %% ../nbs/07e_ladder.ipynb #67923332
+def rung_drift(ld: Ladder, r: Rung, runs_dir='runs') -> dict:
+    "{field: [its cells', the file's]} for each field in which rung `r`'s cells on disk differ from the ladder file's rung (arm, LR, seed and runtime fields aside)."
+    p = ladder_dir(ld, runs_dir)/r.id/'study.json'
+    if not p.exists(): return {}
+    spec = json_file(p, "a rung's study.json")
+    cells = spec.get('cells', {}) if isinstance(spec, dict) else None
+    if not isinstance(cells, dict) or not all(isinstance(c, dict) for c in cells.values()):
+        raise LadderError(f"{p}: cells={cells!r} must map each cell to its config")
+    want, out = _shape(r.config.to_dict()), {}
+    for cfg in cells.values():
+        got = _shape(cfg)
+        out |= {k: [got.get(k), want.get(k)] for k in sorted(set(got) | set(want)) if k not in out and got.get(k) != want.get(k)}
+    return out
+
+def _refuse_drift(ld: Ladder, r: Rung, runs_dir):
+    if drift := rung_drift(ld, r, runs_dir):
+        k, (old, new) = next(iter(drift.items()))
+        raise LadderError(f"{ld.source or 'ladder ' + ld.name}: rung {r.id} says {k}={new!r}, but its cells in {ladder_dir(ld, runs_dir)/r.id} "
+                          f"ran with {k}={old!r}" + (f" ({len(drift) - 1} more fields differ)" if len(drift) > 1 else '')
+                          + ": put the value back, or give the changed rung a new name")
+
+# %% ../nbs/07e_ladder.ipynb #4374fee2
+def check_rung(ld: Ladder, r: Rung, runs_dir='runs'):
+    "Raise `LadderError` (one line) when rung `r`'s record disagrees with the ladder: a `from:` study not there, cells run with other fields, a prediction missing, torn or for another rung."
+    if r.source is not None: source_table(ld, r, runs_dir); return   # the study and its cells of the rung's shape are there
+    _refuse_drift(ld, r, runs_dir)
+    p = prediction_path(ld, r, runs_dir)
+    if needs_prediction(r) and read_prediction(p, ld.arms, name=r.id, x=r.x) is None and _has_cells(ld, r, runs_dir):
+        raise LadderError(f"rung {r.id}: its prediction {p} is missing, but the rung has cells: restore the file (git checkout -- {p}); "
+                          "one made now would come after them")
+
 # %% ../nbs/07e_ladder.ipynb #7b7b4eb8
+def _stopped(ld: Ladder, r: Rung, runs_dir) -> str|None:
+    "Why rung `r` cannot run although the rungs below are complete: the one below diverged at every LR (nothing to seed or predict from); else None."
+    b = next((b for b in ld.rungs(r.axis) if b.index == r.index - 1), None)
+    if b is None or r.lrs_of is not None or r.index == 0 or not rung_complete(ld, b, runs_dir) or started_lrs(ld, r, runs_dir): return None
+    df = rung_table(ld, b, runs_dir)
+    if df is not None and (df['status'] == 'diverged').all():
+        return f"not run: every cell of {b.id} diverged (LRs {min(df['lr']):.3g} to {max(df['lr']):.3g}), so no failure edge to seed a grid from or predict with: the axis stops here (a ladder with lower `lrs` finds the edge)"
+
 def _write_ladder_json(ld: Ladder, runs_dir, grids: dict):
     d = ladder_dir(ld, runs_dir)
     old = load_json(d/'ladder.json') or {}
@@ -433,12 +530,18 @@ def run_ladder(ladder, # a Ladder or a ladder file
     ld = ladder if isinstance(ladder, Ladder) else load_ladder(ladder)
     if only is not None:
         for rid in only: ld.rung(rid)  # unknown ids fail before anything runs
-    d = ladder_dir(ld, runs_dir); d.mkdir(parents=True, exist_ok=True)
+    d = ladder_dir(ld, runs_dir)
+    if (d/'study.json').exists():
+        raise LadderError(f"{d} is the folder of the study {ld.name!r} (it holds study.json): give the ladder another name")
+    for r in ld.rungs():  # every rung to run agrees with its record, before anything is written
+        if only is None or r.id in only: check_rung(ld, r, runs_dir)
+    d.mkdir(parents=True, exist_ok=True)
     states = {}
     for axis in ld.scales:
         for r in ld.rungs(axis):
             if only is not None and r.id not in only: states[r.id] = 'skipped'; continue
             if r.source is not None: states[r.id] = f'from {r.source}: {len(source_table(ld, r, runs_dir))} cells'; continue
+            if (why := _stopped(ld, r, runs_dir)): states[r.id] = why; break
             lrs = rung_lrs(ld, r, runs_dir)
             _write_ladder_json(ld, runs_dir, {r.id: lrs})
             run_study(rung_spec(ld, r, lrs), runs_dir=d, **sweep_kw)
@@ -449,6 +552,18 @@ def run_ladder(ladder, # a Ladder or a ladder file
     return states
 
 # %% ../nbs/07e_ladder.ipynb #02a785ab
+def _prediction_state(ld: Ladder, r: Rung, runs_dir) -> str:
+    "What the plan says of a predicted rung's prediction: on file, needed, MISSING (the rung ran without it) or DAMAGED (why)."
+    p = prediction_path(ld, r, runs_dir)
+    try: pred = read_prediction(p, ld.arms, name=r.id, x=r.x)
+    except LadderError as e: return f"DAMAGED: {e}"
+    if pred is not None: return 'on file'
+    return f"MISSING: its cells ran; restore {p} from git" if _has_cells(ld, r, runs_dir) else 'needed before it runs'
+
+def _target_state(ld: Ladder, runs_dir) -> str:
+    try: return 'on file' if read_prediction(target_path(ld, runs_dir), ld.arms, name=ld.target['name'], x=ld.target['x']) else f"once {ld.target['scale']} is complete"
+    except LadderError as e: return f"DAMAGED: {e}"
+
 def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
     "Where each rung stands, without running or predicting anything: its scale, source, cells ended, grid and prediction."
     ld = ladder if isinstance(ladder, Ladder) else load_ladder(ladder, check_data=False)
@@ -461,16 +576,17 @@ def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
             state = (f"from runs/{r.source}: {n} cells" + ('' if rung_complete(ld, r, runs_dir) else ', still running or refining')
                      if n else f"from runs/{r.source}: missing")
         else:
+            _refuse_drift(ld, r, runs_dir)  # cells run with other fields than the file's: refused, as a run is
             spec = load_json(d/'study.json') or {}
             cells = spec.get('cells', {})
             ended = sum(cell_status(d/c) in ENDED for c in cells)
             state = 'complete' if rung_complete(ld, r, runs_dir) else f"{ended}/{len(cells)} cells ended" if cells else 'not started'
-        pred = 'on file' if prediction_path(ld, r, runs_dir).exists() else 'needed before it runs' if r.index >= 2 and r.source is None else ''
+        pred = _prediction_state(ld, r, runs_dir) if needs_prediction(r) else ''
         lrs = (_grid_of(spec) if r.source is None else None) or grids.get(r.id)  # a started rung's own record first
         rows.append(dict(rung=r.id, x_name=ld.scales[r.axis]['x'], x=r.x, state=state, prediction=pred,
                          lrs=', '.join(f'{x:.3g}' for x in lrs) if lrs else f'every LR of {r.lrs_of}' if r.lrs_of
                              else 'the full grid' if r.index == 0 and r.source is None else ''))
     if ld.target is not None:
         rows.append(dict(rung=f"target {ld.target['name']}", x_name=ld.scales[ld.target['scale']]['x'], x=ld.target['x'],
-                         state='', prediction='on file' if target_path(ld, runs_dir).exists() else f"once {ld.target['scale']} is complete", lrs=''))
+                         state='', prediction=_target_state(ld, runs_dir), lrs=''))
     return rows
