@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['VARIANTS', 'QK_NORMS', 'gained', 'l2_gain_init', 'Variant', 'variant', 'arm_name']
+__all__ = ['VARIANTS', 'QK_NORMS', 'gained', 'l2_gain_init', 'Variant', 'variant', 'z_loss_of', 'arm_name']
 
 # %% ../nbs/00a_arms.ipynb #a7524d2f
 def gained(f):
@@ -34,6 +34,7 @@ class Variant:
     learned_scale: object = None # None: the fixed logit scale 1/sqrt(head_dim); else block_size -> the initial learnt scale g that replaces it
     scale_shape: str = 'scalar'  # the learnt scale's shape: 'scalar' (one per attention module) or 'head' (one per head, (n_head, 1, 1))
     decay: bool = False          # weight-decay the arm's own parameters (gains, learnt scale)? Declared here, never read off their shape
+    z_loss: float = 0.0          # Wortsman's auxiliary z-loss coefficient the arm trains with, on top of the run config's
     label: str = ''              # legends and tables
     color: str = 'tab:gray'      # every figure
     source: str = ''             # where the variant comes from
@@ -53,6 +54,10 @@ def variant(qk_norm: str) -> Variant:
     "The entry of `qk_norm`; a `ValueError` naming the value and the allowed ones otherwise."
     if qk_norm not in VARIANTS: raise ValueError(f"qk_norm={qk_norm!r} is not one of {', '.join(map(repr, VARIANTS))}")
     return VARIANTS[qk_norm]
+
+def z_loss_of(cfg) -> float:
+    "The z-loss coefficient a run trains with: its config's plus its arm's."
+    return cfg.z_loss + variant(cfg.qk_norm).z_loss
 
 def arm_name(v):
     "The arm a study or ladder file names: `off` means 'none', and so does False, which is what YAML reads a bare `off` as."

@@ -15,7 +15,7 @@ from .config import RunConfig, ConfigError, validate, run_identity, COHORT_FIELD
 from .data import prepare, get_batch
 from .model import GPT, n_params, configure_optimizers
 from .attention import math_attention
-from .arms import variant
+from .arms import variant, z_loss_of
 from .probes import run_probes
 from .files import atomic_save, json_safe, remove_stale_tmp, write_json, write_jsonl
 from .device import setup_device, autocast_for
@@ -326,7 +326,7 @@ def train_step(self: _Cohort, step: int) -> list | None:
     lrs = [get_lr(step, self.cfgs[m]) for m in act]
     x, y = _train_batch(self.data, c, [self.cfgs[m].seed for m in act], step, self.device)
     with self.autocast:
-        if c.z_loss: loss, log_z2 = self.fwd(opt.params, c, x, y, z=True); objective = loss + c.z_loss * log_z2
+        if z_loss_of(c): loss, log_z2 = self.fwd(opt.params, c, x, y, z=True); objective = loss + z_loss_of(c) * log_z2
         else: loss = objective = self.fwd(opt.params, c, x, y)
     objective.sum().backward()  # members are independent: each one's gradient is that of its own loss
     norm = opt.clip_(c.grad_clip)

@@ -12,6 +12,7 @@ from pathlib import Path
 import torch
 from .config import RunConfig, ConfigError, validate, run_identity, is_int, is_num
 from .data import prepare, get_batch, data_warnings
+from .arms import z_loss_of
 from .model import GPT, n_params, configure_optimizers
 from .probes import run_probes, global_grad_norm
 from .device import setup_device, autocast_for
@@ -128,7 +129,8 @@ def train_step(fwd, model, opt, tokens, step: int, cfg: RunConfig, device: str, 
     x, y = get_batch(tokens, cfg.batch_size, cfg.block_size, cfg.seed, step, device, pin_memory=cfg.pin_memory)  # (B, T)
     with autocast:
         logits, loss = fwd(x, y)  # logits (B, T, vocab); loss: the cross-entropy
-        objective = loss + cfg.z_loss * torch.logsumexp(logits.float(), -1).pow(2).mean() if cfg.z_loss else loss
+        z = z_loss_of(cfg)  # the config's and the arm's (00a_arms)
+        objective = loss + z * torch.logsumexp(logits.float(), -1).pow(2).mean() if z else loss
     objective.backward()
     norm = (torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip) if cfg.grad_clip
             else global_grad_norm(model.parameters()))

@@ -14,10 +14,10 @@ from .metrics import (OFF, BY, WORTSMAN_LRS, tidy_runs, lr_curves, lr_sensitivit
 from .files import ENDED  # cell statuses of a run that has ended, declared once (00_files)
 
 # %% auto #0
-__all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'TOL', 'MARGIN', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT', 'fit_fail_curve',
-           'depth_star', 'useful_bar', 'not_useful', 'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap',
-           'arm_gap_at_optimum', 'optimum_gap', 'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts',
-           'cap_explains', 'coverage', 'ended_groups', 'study_summary']
+__all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'TOL', 'MARGIN', 'NECESSITY_COLS', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT',
+           'fit_fail_curve', 'depth_star', 'useful_bar', 'not_useful', 'failure_lr', 'near_optimal_band', 'arm_diff',
+           'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'plateau_lrs', 'necessity_bracket', 'depth_table',
+           'h3_fit', 'verdicts', 'cap_explains', 'coverage', 'ended_groups', 'study_summary']
 
 # %% ../nbs/06a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -248,6 +248,9 @@ def _gap_seeds(df, o, useful=USEFUL):
     w = w[[k not in flat for k in w.index.droplevel('seed')]]
     return (w[OFF] - w[o]).rename('gap').reset_index()
 
+NECESSITY_COLS = ['n_layer', 'on', 'threshold', 'lr_fail', 'lr_hold', 'bracket_decades', 'thr_lo', 'thr_hi', 'seed_thresholds', 'n_seeds',
+                  'censored'] + [f'gap_{e}{k}' for e in 'fh' for k in ('', '_lo', '_hi', '_n')]
+
 def necessity_bracket(df: pd.DataFrame,     # study results table
                       on=None,              # QK-norm variant(s) compared with 'none' (None: every variant)
                       margin: float = MARGIN, # nats the off arm must be worse by
@@ -258,9 +261,10 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
     rows = []
     for o in compared_variants(df, on):
         gs = _gap_seeds(df, o, useful)
-        for L, g in gs.groupby('n_layer'):
+        for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):  # every depth the variant ran: one without a readable gap
+            g = gs[gs.n_layer == L]                                  # (all on a plateau, or QK-norm failed) is censored above
             mean = g.groupby('lr')['gap'].mean().sort_index()
-            thr, lf, lh = _crossing(mean.index.values, mean.values, margin)
+            thr, lf, lh = _crossing(mean.index.values, mean.values, margin) if len(mean) else (np.inf, np.nan, np.nan)
             cs, common = curve_seeds(g)  # seeds with a curve, over the LRs they all ran
             whole = [s.sort_values('lr') for _, s in g[g['seed'].isin(cs) & g['lr'].isin(common)].groupby('seed')]
             seed_thr = tuple(_crossing(s['lr'].values, s['gap'].values, margin)[0] for s in whole)
@@ -274,7 +278,7 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
                              thr_hi=np.inf if (thr == np.inf or len(fin) < len(seed_thr)) else max(ends + fin),
                              seed_thresholds=seed_thr, n_seeds=len(seed_thr), censored=cens,
                              **{f'gap_{e}{k}': v[c] for e, v in ti.items() for k, c in (('', 'mean'), ('_lo', 'lo'), ('_hi', 'hi'), ('_n', 'n'))}))
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=NECESSITY_COLS)
 
 # %% ../nbs/06a_verdicts.ipynb #965931b8
 # a gap's interval in words: signed 3 decimals (nats), so not `fmt_num`'s 3 significant digits
