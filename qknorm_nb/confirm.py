@@ -14,7 +14,7 @@ import yaml
 from .config import is_num
 from .files import ENDED  # the statuses of an ended cell, declared once (00_files)
 from .metrics import OFF, ResultsError, tidy_runs
-from .verdicts import _crossing
+from .verdicts import crossing
 
 # %% auto #0
 __all__ = ['RULE_KEYS', 'N_BOOT', 'BOOT_SEED', 'DESIGN_SEEDS', 'RuleError', 'check_rule', 'load_rule', 'unigram_entropy',
@@ -86,7 +86,7 @@ def threshold_of(lrs, off, on, # grid LRs (sorted) and each arm's seed-mean loss
     keep = ~((off >= bar) & (on >= bar))  # both arms on the plateau: no crossing there
     if not keep.any(): return np.nan, 'no data'
     x, g = lrs[keep], (off - on)[keep]
-    thr, lf, _ = _crossing(x, g, margin)
+    thr, lf, _ = crossing(x, g, margin)
     if thr == np.inf: return float(x[-1]), 'above'
     if np.isnan(lf): return float(x[0]), 'below'
     return float(thr), ''

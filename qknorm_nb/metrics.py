@@ -14,8 +14,8 @@ from pathlib import Path
 from .files import ENDED, load_json, write_json  # run and cell statuses, declared once; the race-free reader
 
 # %% auto #0
-__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'SPLIT', 'ENTROPIES', 'WORTSMAN_LRS', 'ResultsError', 'check_results',
-           'loss_at_init', 'failed', 'capped_loss', 'fmt_num', 'tidy_runs', 'text_entropies', 'split_key',
+__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'SPLIT', 'ENTROPIES', 'WORTSMAN_LRS', 'ResultsError', 'quoted', 'check_results',
+           'loss_at_init', 'failed', 'capped_loss', 'group_key', 'fmt_num', 'tidy_runs', 'text_entropies', 'split_key',
            'split_entropies', 'add_entropies', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds',
            'curve_seeds', 'optimal_lr', 't_quantile', 't_interval', 'welch_interval', 'qk_variants',
            'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals',
@@ -30,7 +30,7 @@ BY = ('qk_norm', 'n_layer')  # one LR curve per arm and depth
 class ResultsError(ValueError):
     "The results table cannot be analysed as given; the message names the column or value and what is allowed."
 
-def _names(xs): return ', '.join(map(repr, xs))  # how the analysis's messages list names
+def quoted(xs): return ', '.join(map(repr, xs))  # how the analysis's messages list names
 
 def check_results(df: pd.DataFrame, # the study results table, one row per run
                   cols=REQUIRED,     # columns that must be present
@@ -39,11 +39,11 @@ def check_results(df: pd.DataFrame, # the study results table, one row per run
     if not isinstance(df, pd.DataFrame): raise ResultsError(f"results must be a pandas DataFrame, got {type(df).__name__}")
     missing = [c for c in cols if c not in df.columns]
     if missing:
-        raise ResultsError(f"results table is missing required column(s) {_names(missing)}; it has: {_names(df.columns)}")
+        raise ResultsError(f"results table is missing required column(s) {quoted(missing)}; it has: {quoted(df.columns)}")
     if len(df) == 0: raise ResultsError("results table has no rows")
     if 'status' in cols:
         bad = sorted(set(df['status'].astype(str)) - set(STATUSES))
-        if bad: raise ResultsError(f"status has value(s) {_names(bad)}; allowed: {_names(STATUSES)}")
+        if bad: raise ResultsError(f"status has value(s) {quoted(bad)}; allowed: {quoted(STATUSES)}")
     if 'lr' in cols:
         v = pd.to_numeric(df['lr'], errors='coerce').astype(float)
         bad = df.index[~np.isfinite(v) | (v <= 0)]
@@ -111,7 +111,7 @@ def _runs(df, by=BY):
                            f"that differ in another column; add that column to `by` or filter the table first")
     return r
 
-def _key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value} (verdicts reads it too)
+def group_key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value} (verdicts reads it too)
 
 def fmt_num(x, missing='NaN') -> str:
     "A number as every sentence and table writes it: 3 significant digits, 'inf'/'-inf' for an open end, `missing` for None or NaN."
@@ -124,7 +124,7 @@ def tidy_runs(df: pd.DataFrame, # study results table
     "The checked, tidy runs every metric starts from: `by`, lr, seed, capped `loss`, `fail`, `crash`, `l0`."
     return _runs(df, by)
 
-# %% ../nbs/06_metrics.ipynb #981104d0
+# %% ../nbs/06_metrics.ipynb #a443c4d6
 def text_entropies(tokens) -> dict:
     "H1 and H2 (nats per token) of a token sequence: the losses of a unigram and a bigram model of it."
     t = np.asarray(tokens, dtype=np.int64)  # (N,)
@@ -136,7 +136,7 @@ def text_entropies(tokens) -> dict:
     h2 = -(cnt / cnt.sum() * np.log(cnt / prev[pairs // n])).sum()
     return dict(h1=float(-(p * np.log(p)).sum()), h2=float(h2), tokens=len(t))
 
-# %% ../nbs/06_metrics.ipynb #a5e93a34
+# %% ../nbs/06_metrics.ipynb #0c573f41
 SPLIT = ('dataset', 'val_dataset', 'tokenizer', 'val_tokens')  # the config fields that fix a run's validation split
 ENTROPIES = 'entropies.json'
 
@@ -152,7 +152,7 @@ def split_entropies(cfg: dict) -> dict:
                 val_dataset=cfg.get('val_dataset') or None, cache_dir=cfg.get('data_dir') or None)
     return text_entropies(d.val)
 
-# %% ../nbs/06_metrics.ipynb #4fb162a9
+# %% ../nbs/06_metrics.ipynb #4dea68f1
 def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True) -> pd.DataFrame:
     "`df` with the columns h1, h2: each cell's split's entropies, from `study_dir/entropies.json` or computed (and recorded)."
     study_dir = Path(study_dir)
@@ -208,7 +208,7 @@ def lr_sensitivity(df: pd.DataFrame, # study results table
         wide = g.pivot(index='seed', columns='lr', values='loss').dropna()  # (seeds with every LR, n_lr)
         per_seed = wide.sub(wide.min(axis=1), axis=0).mean(axis=1)  # (seeds,)
         miss = _missing(curve.index, lrs) if lrs is not None else ''
-        rows.append({**_key(by, k), 'lr_sens': np.nan if miss else (curve - curve.min()).mean(),
+        rows.append({**group_key(by, k), 'lr_sens': np.nan if miss else (curve - curve.min()).mean(),
                      'lr_sens_seed_mean': per_seed.mean() if len(per_seed) and not miss else np.nan,
                      'lr_sens_seed_std': per_seed.std() if len(per_seed) > 1 and not miss else np.nan,
                      'n_seeds': len(per_seed), 'loss_star': curve.min(), 'l0': g['l0'].mean(),
@@ -226,7 +226,7 @@ def lr_sensitivity_seeds(df: pd.DataFrame, by=BY, lrs=None) -> pd.DataFrame:
         if lrs is None: seeds, common = curve_seeds(g)
         else: seeds, common = [s for s, x in g.groupby('seed') if not _missing(x['lr'], lrs)], sorted(g['lr'].unique())
         for s, x in g[g['seed'].isin(seeds) & g['lr'].isin(common)].groupby('seed'):
-            rows.append({**_key(by, k), 'seed': s, 'lr_sens': float((x['loss'] - x['loss'].min()).mean()), 'n_lr': len(common)})
+            rows.append({**group_key(by, k), 'seed': s, 'lr_sens': float((x['loss'] - x['loss'].min()).mean()), 'n_lr': len(common)})
     return pd.DataFrame(rows, columns=[*by, 'seed', 'lr_sens', 'n_lr'])
 
 def curve_seeds(g: pd.DataFrame) -> tuple:
@@ -247,7 +247,7 @@ def optimal_lr(df: pd.DataFrame, # study results table
     for k, c in lr_curves(df, by).groupby(by):
         c = c.sort_values('lr')
         i = int(np.argmin(c['mean'].values))  # first minimum: ties go to the smaller LR
-        rows.append({**_key(by, k), 'lr_star': c['lr'].iloc[i], 'loss_star': c['mean'].iloc[i],
+        rows.append({**group_key(by, k), 'lr_star': c['lr'].iloc[i], 'loss_star': c['mean'].iloc[i],
                      'l0': c['l0'].mean(), 'n_lr': len(c)})
     return pd.DataFrame(rows)
 
@@ -321,18 +321,18 @@ def compared_variants(df: pd.DataFrame, # study results table
     check_results(df, ('qk_norm',))
     arms = set(df['qk_norm'])
     vs = sorted(arms - {OFF})
-    if OFF not in arms: raise ResultsError(f"results have no QK-norm-off rows (qk_norm={OFF!r}); arms present: {_names(sorted(arms))}")
+    if OFF not in arms: raise ResultsError(f"results have no QK-norm-off rows (qk_norm={OFF!r}); arms present: {quoted(sorted(arms))}")
     if not vs: raise ResultsError(f"results have only qk_norm={OFF!r} rows: no QK-norm variant to compare")
     ons = vs if on is None else [on] if isinstance(on, str) else list(on)
     bad = [o for o in ons if o not in vs]
-    if bad: raise ResultsError(f"on={bad[0]!r} is not a QK-norm variant in the results; variants present: {_names(vs)}")
+    if bad: raise ResultsError(f"on={bad[0]!r} is not a QK-norm variant in the results; variants present: {quoted(vs)}")
     return ons
 
 def _pick_on(df, on):
     "The one variant a gap curve compares: `on`, or the only variant present (a curve is one pair of arms, so None with several is ambiguous)."
     if on is not None: return compared_variants(df, [on])[0]  # wrapped: a list given here is a bad name, not a selection
     vs = compared_variants(df)
-    if len(vs) > 1: raise ResultsError(f"on=None is ambiguous: the results hold {len(vs)} QK-norm variants ({_names(vs)}); pass on= one of them")
+    if len(vs) > 1: raise ResultsError(f"on=None is ambiguous: the results hold {len(vs)} QK-norm variants ({quoted(vs)}); pass on= one of them")
     return vs[0]
 
 def gap_curves(df: pd.DataFrame,     # study results table
@@ -357,7 +357,7 @@ def gap_curves(df: pd.DataFrame,     # study results table
             gap, n = a.mean() - b.mean(), min(len(a), len(b))
             std = math.sqrt(a.var(ddof=1) + b.var(ddof=1)) if min(len(a), len(b)) > 1 else np.nan
             ti = dict(lo=np.nan, hi=np.nan, t=np.nan)  # unpaired: no paired t interval (the verdicts use Welch's)
-        rows.append({**_key(by + ['lr'], k), 'on': on, 'loss_off': off.loss.mean(), 'loss_on': onr.loss.mean(),
+        rows.append({**group_key(by + ['lr'], k), 'on': on, 'loss_off': off.loss.mean(), 'loss_on': onr.loss.mean(),
                      'gap': gap, 'gap_std': std,
                      't_lo': ti['lo'], 't_hi': ti['hi'], 't_q': ti['t'], 'n_pairs': n, 'paired': bool(len(shared)),
                      'both_failed': bool(off['fail'].all() and onr['fail'].all()),

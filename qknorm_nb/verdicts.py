@@ -10,14 +10,14 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, BY, WORTSMAN_LRS, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
-                               curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, _key, fmt_num, ResultsError, _names)
+                               curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, group_key, fmt_num, ResultsError, quoted)
 from .files import ENDED  # cell statuses of a run that has ended, declared once (00_files)
 
 # %% auto #0
 __all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'TOL', 'MARGIN', 'NECESSITY_COLS', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT',
            'fit_fail_curve', 'depth_star', 'useful_bar', 'not_useful', 'failure_lr', 'near_optimal_band', 'arm_diff',
-           'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'plateau_lrs', 'necessity_bracket', 'depth_table',
-           'h3_fit', 'verdicts', 'cap_explains', 'coverage', 'ended_groups', 'study_summary']
+           'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'crossing', 'plateau_lrs', 'necessity_bracket',
+           'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage', 'ended_groups', 'study_summary']
 
 # %% ../nbs/06a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -84,7 +84,7 @@ def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add
     "Per depth: the loss above which a run is not useful under criterion `useful`."
     star = depth_star(r)
     if not isinstance(useful, str): return star + useful
-    if useful not in CRITERIA: raise ResultsError(f"useful={useful!r} is not a usefulness criterion; allowed: {_names(CRITERIA)} or nats above ℓ*")
+    if useful not in CRITERIA: raise ResultsError(f"useful={useful!r} is not a usefulness criterion; allowed: {quoted(CRITERIA)} or nats above ℓ*")
     if useful != 'best_plus_0.5' and ('h1' not in r.columns or r['h1'].isna().any() or r['h2'].isna().any()):
         raise ResultsError(f"the usefulness bar {useful!r} needs the validation text's entropies (columns h1, h2: "
                            f"metrics.add_entropies, from the study's entropies.json or its data)")
@@ -112,7 +112,7 @@ def failure_lr(df: pd.DataFrame, # study results table
         j = next((m for m in range(i, len(lrs)) if nf[m] == n[m]), None)
         tr = lrs[i - 1] if i > 0 else np.nan
         ff = lrs[i] if i < len(lrs) else np.nan
-        rows.append({**_key(by, k), 'lr_trained': tr, 'lr_first_fail': ff,
+        rows.append({**group_key(by, k), 'lr_trained': tr, 'lr_first_fail': ff,
                      'lr_all_fail': lrs[j] if j is not None else np.nan, 'bracket_ratio': ff / tr,
                      'censored': 'above' if i == len(lrs) else 'below' if i == 0 else '',
                      'n_seeds_trained': int(n[i - 1]) if i > 0 else 0, 'n_seeds_fail': int(n[i]) if i < len(lrs) else 0,
@@ -136,7 +136,7 @@ def near_optimal_band(df: pd.DataFrame,  # study results table
             a = a.sort_values('lr')
             inb = ((a['mean'] <= star + tol_nats + 1e-12) & (a['n_diverged'] == 0)).values  # (n_lr,)
             idx = np.flatnonzero(inb)
-            rows.append({**_key(by, k), 'qk_norm': qk,
+            rows.append({**group_key(by, k), 'qk_norm': qk,
                          'band_lo': a['lr'].values[idx[0]] if len(idx) else np.nan,
                          'band_hi': a['lr'].values[idx[-1]] if len(idx) else np.nan, 'n_in_band': len(idx),
                          'contiguous': bool(len(idx) and idx[-1] - idx[0] + 1 == len(idx)),
@@ -218,7 +218,7 @@ def optimum_gap(df: pd.DataFrame,    # study results table
 # %% ../nbs/06a_verdicts.ipynb #feee8824
 MARGIN = 0.05  # nats: QK-norm is "necessary" where the off arm is worse by more than this
 
-def _crossing(lr, gap, margin):
+def crossing(lr, gap, margin):
     "Threshold, η_f, η_h of one gap curve (sorted by lr); inf when it never rises above margin for good."
     if len(lr) == 0: return np.nan, np.nan, np.nan
     ok = gap > margin
@@ -264,10 +264,10 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
         for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):  # every depth the variant ran: one without a readable gap
             g = gs[gs.n_layer == L]                                  # (all on a plateau, or QK-norm failed) is censored above
             mean = g.groupby('lr')['gap'].mean().sort_index()
-            thr, lf, lh = _crossing(mean.index.values, mean.values, margin) if len(mean) else (np.inf, np.nan, np.nan)
+            thr, lf, lh = crossing(mean.index.values, mean.values, margin) if len(mean) else (np.inf, np.nan, np.nan)
             cs, common = curve_seeds(g)  # seeds with a curve, over the LRs they all ran
             whole = [s.sort_values('lr') for _, s in g[g['seed'].isin(cs) & g['lr'].isin(common)].groupby('seed')]
-            seed_thr = tuple(_crossing(s['lr'].values, s['gap'].values, margin)[0] for s in whole)
+            seed_thr = tuple(crossing(s['lr'].values, s['gap'].values, margin)[0] for s in whole)
             fin = [x for x in seed_thr if np.isfinite(x)]
             ends = [x for x in (lf, lh, thr) if np.isfinite(x)]
             ti = {e: t_interval(g.loc[g.lr == x, 'gap'], alpha) if np.isfinite(x) else t_interval([]) for e, x in (('f', lf), ('h', lh))}
