@@ -13,7 +13,8 @@ from .metrics import OFF, tidy_runs, optimal_lr, fmt_num
 from .verdicts import CRITERIA, USEFUL, useful_bar, failure_lr, necessity_bracket
 
 # %% auto #0
-__all__ = ['MARGINS', 'CRITERION_COLORS', 'criterion_table', 'across_criteria', 'plot_criteria']
+__all__ = ['MARGINS', 'CRITERION_COLORS', 'criterion_table', 'across_criteria', 'rule_changes', 'rule_change_words',
+           'plot_criteria']
 
 # %% ../nbs/06e_criteria.ipynb #d3fc7c84
 MARGINS = (0.0, 0.05, 0.1)  # nats: the rule's margins of the necessity threshold
@@ -35,8 +36,9 @@ def criterion_table(df: pd.DataFrame,       # one rung's results: both arms, one
                    ) -> pd.DataFrame:
     "One row per (criterion, quantity): its bar (nats) and bracket [lo, hi] of LRs, the point inside and how it is censored."
     df = df[df['qk_norm'].isin([OFF, on])]
-    opt = optimal_lr(df, ['qk_norm']).set_index('qk_norm')['lr_star']
-    above = df[df['lr'].astype(float) >= df['qk_norm'].map(opt)]  # the not-useful edge is read above each arm's optimum
+    opt = optimal_lr(df, ['qk_norm', 'n_layer']).set_index(['qk_norm', 'n_layer'])['lr_star']
+    own = pd.Series([opt[k] for k in zip(df['qk_norm'], df['n_layer'])], index=df.index)
+    above = df[df['lr'].astype(float) >= own]  # the not-useful edge is read above each arm's optimum (per depth)
     rows = [dict(criterion='diverged', bar=np.nan, **r) for r in _edge_rows(df, on, None, 'failure_lr')]
     for c in criteria:
         bar = useful_bar(tidy_runs(df, ['qk_norm', 'n_layer']), c)
@@ -53,10 +55,33 @@ def across_criteria(ct: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (L, q), g in ct[ct.criterion != 'diverged'].groupby(['n_layer', 'quantity'], sort=False):
         lo, hi = g['lo'].fillna(0.0).max(), g['hi'].fillna(np.inf).min()
-        rows.append(dict(n_layer=L, quantity=q, lo=lo, hi=hi, agree=bool(lo <= hi * (1 + 1e-9)),
+        rows.append(dict(n_layer=L, quantity=q, lo=lo, hi=hi, agree=bool(lo <= hi * (1 + 1e-9)) and g['censored'].nunique() == 1,  # censored alike too
                          each='; '.join(f"{c}: [{fmt_num(a, '–')}, {fmt_num(b, '–')}]{' ' + s if s else ''}"
                                         for c, a, b, s in zip(g['criterion'], g['lo'], g['hi'], g['censored']))))
     return pd.DataFrame(rows)
+
+# %% ../nbs/06e_criteria.ipynb #rc01b
+def rule_changes(ct: pd.DataFrame, new: str = USEFUL, old: str = 'best_plus_0.5') -> pd.DataFrame:
+    "The quantities of `criterion_table` output whose bracket or censoring differs between criterion `new` and `old`."
+    a, b = (ct[ct.criterion == c].set_index(['n_layer', 'quantity']) for c in (new, old))
+    same = lambda x, y: (x == y) or (x != x and y != y)  # NaN: an open end on both sides
+    rows = [dict(n_layer=k[0], quantity=k[1], new=f"[{fmt_num(a.at[k, 'lo'], '–')}, {fmt_num(a.at[k, 'hi'], '–')}]{' ' + a.at[k, 'censored'] if a.at[k, 'censored'] else ''}",
+                 old=f"[{fmt_num(b.at[k, 'lo'], '–')}, {fmt_num(b.at[k, 'hi'], '–')}]{' ' + b.at[k, 'censored'] if b.at[k, 'censored'] else ''}")
+            for k in a.index if k in b.index and not (same(a.at[k, 'lo'], b.at[k, 'lo']) and same(a.at[k, 'hi'], b.at[k, 'hi'])
+                                                      and a.at[k, 'censored'] == b.at[k, 'censored'])]
+    return pd.DataFrame(rows, columns=['n_layer', 'quantity', 'new', 'old'])
+
+# %% ../nbs/06e_criteria.ipynb #rc02a
+def rule_change_words(tables: dict, # name (a rung, a study) -> its results table (with h1, h2)
+                      on: str = 'layernorm') -> str:
+    "One paragraph per table: which edges and thresholds the rule's bar moved against the bar before it (ℓ* + 0.5), or that none moved."
+    out = []
+    for name, df in tables.items():
+        rc = rule_changes(criterion_table(df, on, criteria=(USEFUL, 'best_plus_0.5')))
+        depth = (lambda L: f"{L} layers, ") if df['n_layer'].nunique() > 1 else (lambda L: '')
+        moved = '; '.join(f"{depth(r.n_layer)}{r.quantity}: {r.new} under the rule, {r.old} before" for r in rc.itertuples())
+        out.append(f"**{name}**: " + (moved or 'no edge or threshold moved') + '.')
+    return '\n\n'.join(out)
 
 # %% ../nbs/06e_criteria.ipynb #9657a52c
 CRITERION_COLORS = {'half_gap': 'k', 'best_plus_0.5': 'tab:orange', 'bigram': 'tab:cyan', 'unigram': 'tab:olive', 'diverged': 'tab:red'}
