@@ -170,15 +170,15 @@ def need(path, d: dict, key: str, kind, optional: bool = False):
 
 # %% ../nbs/00_files.ipynb #824678b8
 SUMMARY_NUMBERS = ('l0', 'final_val_loss', 'final_val_loss_full', 'best_val_loss', 'max_train_loss', 'peak_train_loss_ratio',
-                   'max_logit', 'last_max_logit', 'max_out_logit', 'max_log_z', 'wall_time', 'tokens_per_s')  # null where a run has none
+                   'last_max_logit', 'wall_time', 'tokens_per_s')  # null where a run has none; the per-run measures' names: `numbers`
 SUMMARY_COUNTS = ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'final_val_tokens', 'steps', 'tokens', 'attempts')
 RUN_SETTINGS = dict(qk_norm='str', lr='finite', n_layer='int', seed='int')  # a run's config.json: what every table sorts by
 
-def check_summary(s, path) -> dict:
+def check_summary(s, path, numbers=()) -> dict:
     "`s`, read from the summary.json `path`, if a run could have written it: a mapping, a status in `ENDED`, finite l0 and final loss when 'done', numbers where numbers go; else a `FileError`."
     if not isinstance(s, dict): raise FileError(path, f"holds {json.dumps(s)[:40]}, not a JSON object")
     done = need(path, s, 'status', ENDED) == 'done'  # done: its final loss is below l0, both numbers (`runstate.finish`)
-    for k in SUMMARY_NUMBERS: need(path, s, k, 'finite' if done and k in ('l0', 'final_val_loss') else 'number', optional=not (done and k in ('l0', 'final_val_loss')))
+    for k in (*SUMMARY_NUMBERS, *numbers): need(path, s, k, 'finite' if done and k in ('l0', 'final_val_loss') else 'number', optional=not (done and k in ('l0', 'final_val_loss')))
     for k in SUMMARY_COUNTS: need(path, s, k, 'int', optional=True)
     return s
 

@@ -7,12 +7,14 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/probes.html.md"""
 # %% ../nbs/04_probes.ipynb #43f8aa2e
 from __future__ import annotations
 import contextlib, math
+from dataclasses import dataclass
 import torch
 from .arms import variant
 
 # %% auto #0
-__all__ = ['ATTN_KEYS', 'RESID_FNS', 'PROBE_KEYS', 'kurtosis', 'max_over_rms', 'max_over_median', 'massive_count', 'probe_stats',
-           'run_probes', 'output_stats', 'qk_gains', 'global_grad_norm']
+__all__ = ['ATTN_KEYS', 'RESID_FNS', 'PROBE_KEYS', 'MEASURES', 'MEASURE_NAMES', 'kurtosis', 'max_over_rms', 'max_over_median',
+           'massive_count', 'probe_stats', 'run_probes', 'output_stats', 'qk_gains', 'Measure', 'measure_values',
+           'global_grad_norm']
 
 # %% ../nbs/04_probes.ipynb #8954c4cc
 def kurtosis(x: torch.Tensor) -> torch.Tensor:
@@ -80,6 +82,27 @@ def qk_gains(model) -> dict:
     if arm.learned_scale is not None:  # one number per layer: the scale, or its largest head's
         return dict(qk_gain=torch.stack([a.qk_gain.detach().float().amax() for a in attns]).cpu().tolist())
     return {}
+
+# %% ../nbs/04_probes.ipynb #2e9693a3
+@dataclass(frozen=True)
+class Measure:
+    "A per-run measure: the largest value over the run's probe steps (and layers) of its probe keys, one name everywhere."
+    name: str    # the summary.json key and the results.csv column
+    keys: tuple  # the probe keys it takes the largest value of (per-layer lists or numbers; absent keys are skipped)
+    words: str   # how the pages and the methods page say it
+
+MEASURES = (
+    Measure('max_logit', ('max_logit',), 'the largest pre-softmax attention logit of any layer (attention-logit growth)'),
+    Measure('max_out_logit', ('out_max_abs',), 'the largest |output logit| (output-logit divergence)'),
+    Measure('max_log_z', ('log_z',), 'the largest mean log Z of the output logits (output-logit divergence)'),
+    Measure('max_qk_gain', ('q_gain_max', 'k_gain_max', 'qk_gain'), "the largest QK-norm gain of any layer (q and k gains, or l2's logit scale)"),
+)
+MEASURE_NAMES = tuple(m.name for m in MEASURES)
+
+def measure_values(m: Measure, stats: dict) -> list:
+    "Every finite number one probe step gives measure `m` (NaN is a broken model, not a small one: left out)."
+    vals = [v for k in m.keys for v in (stats.get(k) if isinstance(stats.get(k), list) else [stats.get(k)])]
+    return [float(v) for v in vals if v is not None and not math.isnan(v)]
 
 # %% ../nbs/04_probes.ipynb #2d413310
 def global_grad_norm(parameters) -> torch.Tensor:

@@ -11,9 +11,10 @@ from pathlib import Path
 from .config import RunConfig
 from .device import fast_switches, provenance
 from .files import now, write_json
+from .probes import MEASURES, MEASURE_NAMES, measure_values  # the per-run measures, declared once
 
 # %% auto #0
-__all__ = ['FAILURES', 'PROBE_MAX', 'new_state', 'restore_state', 'fail', 'hopeless', 'check_eval', 'finish', 'check_train_loss',
+__all__ = ['FAILURES', 'new_state', 'restore_state', 'fail', 'hopeless', 'check_eval', 'finish', 'check_train_loss',
            'check_probe', 'due', 'flush', 'record', 'ProgressWriter', 'instability', 'summary']
 
 # %% ../nbs/04c_runstate.ipynb #8963ae27
@@ -65,8 +66,6 @@ def finish(state: dict):
     else: state['status'] = 'done'
 
 # %% ../nbs/04c_runstate.ipynb #08242947
-PROBE_MAX = dict(max_logit='max_logit', max_out_logit='out_max_abs', max_log_z='log_z')  # summary key -> probe key
-
 def check_train_loss(state: dict, cfg: RunConfig, step: int, loss: float) -> bool:
     "Note one step's training loss (peak, logged steps above l0; a non-finite one ends the run); True if the step is logged."
     logged = step % cfg.log_every == 0 or not math.isfinite(loss)  # every log_every steps, and the step that broke
@@ -81,12 +80,12 @@ def _max(vals):  # the largest value, NaN ignored (a NaN probe is a broken model
     return max(vals) if vals else None
 
 def check_probe(state: dict, stats: dict):
-    "Keep a probe's numbers as the run's latest and update its maxima over all probes."
+    "Keep a probe's numbers as the run's latest and update the running maximum of every per-run measure (`MEASURES`)."
     state['last_probe_stats'] = stats
-    for name, key in PROBE_MAX.items():
-        if (v := _max(stats.get(key, []))) is None: continue
-        old = state['probe_max'].get(name)
-        state['probe_max'][name] = v if old is None else max(old, v)
+    for m in MEASURES:
+        if not (vals := measure_values(m, stats)): continue
+        old = state['probe_max'].get(m.name)
+        state['probe_max'][m.name] = max(vals) if old is None else max(old, *vals)
 
 # %% ../nbs/04c_runstate.ipynb #cbc4a282
 def due(state: dict, kind: str, step: int, every: int, last: bool) -> bool:
@@ -153,8 +152,7 @@ def summary(state: dict, cfg: RunConfig, n_params: int, n_params_nonemb: int, de
                 steps_to_target=state['targets'], max_train_loss=state['max_train_loss'],
                 max_train_loss_step=state['max_train_loss_step'], **instability(state),
                 final_max_logit=last.get('max_logit'), last_max_logit=_max(last.get('max_logit', [])),
-                max_logit=state['probe_max'].get('max_logit'), max_out_logit=state['probe_max'].get('max_out_logit'),
-                max_log_z=state['probe_max'].get('max_log_z'),
+                **{n: state['probe_max'].get(n) for n in MEASURE_NAMES},  # each per-run measure's largest value (04_probes)
                 n_params=n_params, n_params_nonemb=n_params_nonemb,
                 steps=steps, max_iters=cfg.max_iters, tokens=steps * cfg.tokens_per_step,
                 wall_time=wall, tokens_per_s=steps * cfg.tokens_per_step / wall if wall > 0 else None,

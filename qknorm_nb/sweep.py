@@ -15,6 +15,7 @@ import qknorm_nb
 from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, LOGGERS, is_int, is_num
 from .files import COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now
 from .metrics import add_entropies
+from .probes import MEASURE_NAMES
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
                              check_cell_folders)
@@ -159,7 +160,7 @@ SETTINGS = ('qk_norm', 'lr', 'n_layer', 'seed')
 CONTEXT = ('n_embd', 'n_head', 'block_size', 'batch_size', 'max_iters', 'warmup_iters', 'tokenizer', 'dataset', 'dtype')
 METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'final_val_loss_full', 'final_val_tokens', 'best_val_loss', 'diverged_step', 'max_train_loss',
            'peak_train_loss_ratio', 'peak_train_loss_step', 'steps_above_l0', 'recovered',  # the run's instability record
-           'max_logit', 'last_max_logit', 'max_out_logit', 'max_log_z')  # attention- vs output-logit growth, max over the run
+           'last_max_logit', *MEASURE_NAMES)  # each per-run measure (04_probes: its largest value over the run)
 TAIL = ('wall_time', 'tokens_per_s', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'error')  # the scale measures: the ladder's x
 
 def collect_results(study_dir):
@@ -176,7 +177,7 @@ def collect_results(study_dir):
         if declared and sp.parent.name not in declared:  # another study's or a stray copy: never mixed into this one
             left_out[str(sp.parent)] = 'not a cell of this study (study.json does not declare it)'; continue
         try:  # a summary or config no run writes (torn, a string loss, 'done' without a finite loss) is a damaged record, not a result
-            s, cp = check_summary(read_json(sp), sp), sp.parent/'config.json'
+            s, cp = check_summary(read_json(sp), sp, MEASURE_NAMES), sp.parent/'config.json'
             cfg = check_run_config(read_json(cp), cp) if cp.exists() else planned.get(sp.parent.name) or {}
         except FileError as e:
             if sp.exists(): left_out[str(sp.parent)] = str(e)  # (gone: a failed cell being retried this moment)
@@ -246,6 +247,8 @@ def check_writable(folder: Path, subfolders=()):
 
 def _check_folder(study_dir: Path, st: Study, hashes: dict, repair: bool = False):
     "Refuse a study folder that holds the same cells run with other settings (each cell folder's own config.json), or other data files."
+    if (study_dir/'ladder.json').exists():  # a ladder's folder (its rungs are studies one level down): never mixed with a study
+        raise StudyError(f"{study_dir} is the folder of ladder {study_dir.name!r} (it holds ladder.json); name the study otherwise")
     check_writable(study_dir, [study_dir/c.id for c in st.cells])  # a file in the way, a read-only disk: said before anything is written
     for p in check_cell_folders(st, study_dir, repair):  # the run folders themselves, whatever study.json says or whether it exists
         print(f"qknorm: {p.name.split('.damaged-')[0]}: its config.json was not readable; moved aside to {p.name}, the cell runs again", file=sys.stderr)

@@ -10,6 +10,7 @@ import importlib, numbers, os, re, shutil, sys
 from pathlib import Path
 from .config import RunConfig
 from .files import FileError, read_json, read_jsonl, check_run_config, check_summary
+from .probes import MEASURE_NAMES  # the per-run measures the outcome logs
 
 # %% auto #0
 __all__ = ['TAGS', 'TRACK_EXTRA', 'TRACKER_LIBS', 'HPARAMS', 'OUTCOME', 'LAYOUT', 'run_labels', 'scalars', 'check_tracker',
@@ -74,7 +75,7 @@ def check_tracker(log_to: str):
 
 HPARAMS = ('qk_norm', 'lr', 'n_layer', 'n_head', 'n_embd', 'seed', 'max_iters', 'warmup_iters', 'batch_size', 'block_size',
            'weight_decay', 'dataset', 'tokenizer', 'dtype')  # the settings a run is sorted and filtered by
-OUTCOME = ('status', 'failure', 'final_val_loss', 'best_val_loss', 'diverged_step', 'max_logit', 'steps', 'wall_time')  # from summary.json
+OUTCOME = ('status', 'failure', 'final_val_loss', 'best_val_loss', 'diverged_step', *MEASURE_NAMES, 'steps', 'wall_time')  # from summary.json
 LAYOUT = {'loss': {'train and val': ['Multiline', ['train/loss', 'val/loss']]}}  # TensorBoard: both losses in one chart
 
 def hparams(cfg: RunConfig | dict) -> dict:
@@ -144,7 +145,7 @@ class Exported(dict):
 def read_run(cell: Path) -> tuple[dict, dict, list]:
     "(config, summary, metrics rows) of an ended run folder, each checked as it is read; a `FileError` names the file at fault."
     cfg = check_run_config(read_json(cell/'config.json'), cell/'config.json')
-    s = check_summary(read_json(cell/'summary.json'), cell/'summary.json')
+    s = check_summary(read_json(cell/'summary.json'), cell/'summary.json', MEASURE_NAMES)
     rows = read_jsonl(cell/'metrics.jsonl', strict=True) if (cell/'metrics.jsonl').exists() else []  # a run that never stepped
     for i, r in enumerate(rows, 1):
         if not (isinstance(r.get('step'), int) and r['step'] >= 0):

@@ -245,7 +245,7 @@ def _gap_seeds(df, o, useful=USEFUL):
         return pd.DataFrame(columns=['n_layer', 'lr', 'seed', 'gap'])
     w = w[~onfail.reindex(w.index.droplevel('seed')).fillna(True).values]
     flat = plateau_lrs(r, useful)
-    w = w[[k not in flat for k in w.index.droplevel('seed')]]
+    w = w[np.array([k not in flat for k in w.index.droplevel('seed')], dtype=bool)]  # rows (an empty list would select columns)
     return (w[OFF] - w[o]).rename('gap').reset_index()
 
 NECESSITY_COLS = ['n_layer', 'on', 'threshold', 'lr_fail', 'lr_hold', 'bracket_decades', 'thr_lo', 'thr_hi', 'seed_thresholds', 'n_seeds',
