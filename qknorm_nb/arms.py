@@ -47,6 +47,12 @@ VARIANTS = {v.name: v for v in (
             label='QK-norm rmsnorm', color='tab:purple', source='OLMo 2; Qwen3'),
     Variant('l2', gained(lambda x, w, eps: F.normalize(x, dim=-1, eps=eps)), learned_scale=l2_gain_init,
             label='QK-norm l2', color='tab:green', source='Henry et al. 2020 (QKNorm)'),
+    # The mechanism arms: LayerNorm QK-norm with one thing changed. Its gains fixed at 1 (the normalisation alone), rather
+    # than weight-decayed: decayed gains still grow, to where the decay balances the gradient at that LR.
+    Variant('layernorm_nogain', gained(lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps)),
+            label='QK-norm layernorm, gains fixed at 1', color='tab:cyan', source='LayerNorm QK-norm without its learnable gain'),
+    Variant('layernorm_zloss', gained(lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps)), gain=True, z_loss=1e-4,
+            label='QK-norm layernorm + z-loss', color='tab:brown', source='Wortsman et al. 2023 (z-loss 1e-4, as in PaLM)'),
 )}
 QK_NORMS = tuple(VARIANTS)  # the values `qk_norm` may take, in the pages' order: off first
 
