@@ -20,9 +20,9 @@ from .stories import builtin_stories, BUILTIN_VERSION  # the builtin corpus (nbs
 # %% auto #0
 __all__ = ['LOCAL_SUFFIXES', 'EOT_MARKER', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GPT2_RANKS_URL', 'GPT2_RANKS_SHA256',
            'FORMAT_VERSION', 'MIN_TOKENS', 'TEXT_HEAD', 'SMALL_TEXT', 'DataError', 'DatasetError', 'check_dataset',
-           'check_sources', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path', 'seed_tiktoken_cache',
-           'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'data_warnings', 'default_cache_dir', 'Prepared',
-           'prepare', 'check_text', 'check_texts', 'get_batch']
+           'check_sources', 'reachable', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path',
+           'seed_tiktoken_cache', 'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'data_warnings',
+           'default_cache_dir', 'Prepared', 'prepare', 'check_text', 'check_texts', 'get_batch']
 
 # %% ../nbs/01a_data.ipynb #f16f89b3
 class DataError(ValueError):
@@ -119,7 +119,7 @@ HUB = {'tinystories': dict(path='roneneldan/TinyStories', name=None, val_split='
        'fineweb-edu': dict(path='HuggingFaceFW/fineweb-edu', name='sample-10BT', val_docs=10_000)}
 SPLITS = ('train', 'val', 'all')  # 'all': the training material as a whole, no documents held out
 
-def _reachable(url: str, timeout: float = 3.0) -> bool:
+def reachable(url: str, timeout: float = 3.0) -> bool:
     "Whether a TCP connection to `url`'s host (or the HTTPS proxy) opens within `timeout` seconds."
     import urllib.request
     u = urlparse(urllib.request.getproxies().get('https') or url)
@@ -142,7 +142,7 @@ def _hub_documents(name: str, split: str):
     import datasets
     from huggingface_hub import constants
     spec = HUB[name]
-    if not datasets.config.HF_HUB_OFFLINE and not _reachable(constants.ENDPOINT):
+    if not datasets.config.HF_HUB_OFFLINE and not reachable(constants.ENDPOINT):
         raise DataError(f"dataset={name!r} streams {spec['path']} from the Hugging Face hub ({constants.ENDPOINT}), "
                         f"which cannot be reached from here (no connection within 3 s). " + _hub_help(name))
     hf_split = spec.get('val_split', 'train') if split == 'val' else 'train'
@@ -219,7 +219,7 @@ class TiktokenTokenizer:
 
 def _gpt2():
     path = gpt2_ranks_path()
-    if not (path.is_file() and sha256(path) == GPT2_RANKS_SHA256) and not _reachable(GPT2_RANKS_URL):
+    if not (path.is_file() and sha256(path) == GPT2_RANKS_SHA256) and not reachable(GPT2_RANKS_URL):
         state = 'holds a file with the wrong sha256' if path.exists() else 'is missing'
         raise DataError(
             f"tokenizer='gpt2' needs tiktoken's GPT-2 ranks file, which {state} at {path}, and the download source "

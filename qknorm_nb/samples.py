@@ -8,7 +8,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/samples.html.md"""
 from __future__ import annotations
 import hashlib, os
 from pathlib import Path
-from .data import DataError, EOT_MARKER, _reachable
+from .data import DataError, EOT_MARKER, reachable
 from .files import atomic_write, sha256
 
 # %% auto #0
@@ -57,7 +57,7 @@ def raw_file(raw: str, # a raw file name, e.g. 'TinyStories-valid.txt'
         if not p.is_file(): raise DataError(f"raw_dir={str(raw_dir)!r} has no file {raw}. " + _help(raw))
         return p
     from huggingface_hub import constants, hf_hub_download
-    offline = constants.HF_HUB_OFFLINE or os.environ.get('HF_HUB_OFFLINE', '') not in ('', '0') or not _reachable(constants.ENDPOINT)
+    offline = constants.HF_HUB_OFFLINE or os.environ.get('HF_HUB_OFFLINE', '') not in ('', '0') or not reachable(constants.ENDPOINT)
     try: return Path(hf_hub_download(REPO, raw, repo_type='dataset', revision=revision, cache_dir=cache_dir, local_files_only=offline))
     except Exception as e:
         where = "the Hugging Face cache (the hub cannot be reached from here)" if offline else f"the hub ({constants.ENDPOINT})"
