@@ -22,7 +22,8 @@ from .ladder import LadderError, json_file
 from .sweep import run_study, collect_results
 from .metrics import OFF, failed
 from .verdicts import failure_lr
-from .scaling import COLS, COMPARISONS, KIND, Q_WORDS, rung_measures  # KIND: a prediction file's kind, declared by its producer
+from .scaling import COLS, COMPARISONS, Q_WORDS, rung_measures
+from .forecast import KIND  # a prediction file's kind, declared by its producer
 
 # %% auto #0
 __all__ = ['RECORD_KIND', 'AXES', 'SCORE_COLUMNS', 'PredictionError', 'when', 'validate_prediction', 'load_prediction', 'arm_lrs',

@@ -293,7 +293,7 @@ def check_prediction(pred, # the parsed file
                      **target, # what target must say, e.g. name='tokens-t40', x=10240
                     ) -> dict:
     "`pred` when it is a usable prediction (kind, made_at, target, every arm's intervals in order), else `LadderError` naming the key."
-    from qknorm_nb.scaling import KIND
+    from qknorm_nb.forecast import KIND
     kind = pred.get('kind') if isinstance(pred, dict) else type(pred).__name__
     if kind != KIND: raise LadderError(f"kind={kind!r} must be {KIND!r}: not a prediction file")
     try: datetime.fromisoformat(str(pred.get('made_at')).replace('Z', '+00:00'))
@@ -356,7 +356,7 @@ def predict_rung(ld: Ladder, r: Rung, runs_dir='runs', n_boot: int = 1000,
     if (pred := read_prediction(p, ld.arms, name=r.id, x=r.x)) is not None: return pred
     if r.index < 2: raise LadderError(f"rung {r.id} is rung {r.index} of its axis: only rungs above the first two are predicted")
     if _has_cells(ld, r, runs_dir): raise LadderError(f"rung {r.id} has cells already: a prediction made now would not be made before it ran")
-    from qknorm_nb.scaling import prediction_file
+    from qknorm_nb.forecast import prediction_file
     below, tables = below or _below(ld, r, runs_dir)
     target = dict(name=r.id, x=r.x, x_name=ld.scales[r.axis]['x'], differs_from_rungs=_differs(ld, r.axis, r.config, below[-1]))
     pred = prediction_file(target, [b.x for b in below], tables, r.x, arms=tuple(ld.arms), n_boot=n_boot,
@@ -372,7 +372,7 @@ def predict_target(ld: Ladder, runs_dir='runs', n_boot: int = 1000) -> dict|None
     if (pred := read_prediction(p, ld.arms, name=ld.target['name'], x=ld.target['x'])) is not None: return pred
     rungs = ld.rungs(ld.target['scale'])
     if not all(rung_complete(ld, b, runs_dir) for b in rungs): return None
-    from qknorm_nb.scaling import prediction_file
+    from qknorm_nb.forecast import prediction_file
     t = ld.target
     target = dict(name=t['name'], x=t['x'], x_name=ld.scales[t['scale']]['x'], preset=t['preset'], fixed=t['fixed'],
                   differs_from_rungs=_differs(ld, t['scale'], t['config'], rungs[-1]))
@@ -396,7 +396,7 @@ def moved_config(base: tuple, start: tuple, end: tuple) -> tuple[str|None, dict,
     base_vs_start = {k: [b[k], s.get(k)] for k in sorted(b) if b[k] != s.get(k) and k in along and k not in BOOKKEEPING}
     return le.scales[E.axis]['preset'], dict(le.scales[E.axis]['fixed']) | E.settings | shape, base_vs_start
 
-def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) each: as in `scaling.transfer`
+def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) each: as in `forecast.transfer`
                   path,                     # the prediction file to write (read back when it exists)
                   name: str,                # the target's name (the check's study is named after it)
                   runs_dir='runs',
@@ -413,7 +413,7 @@ def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) eac
                               f"after its cells; restore the file (git checkout -- {p})")
     for l, r in (base, start, end):
         if not rung_complete(l, l.rung(r), runs_dir): raise LadderError(f"rung {r} of ladder {l.name} must be complete before a prediction moves it")
-    from qknorm_nb.scaling import transfer_file
+    from qknorm_nb.forecast import transfer_file
     preset, fixed, bvs = moved_config(base, start, end)
     (le, E) = end[0], end[0].rung(end[1])
     moved = make_config(preset, **fixed)

@@ -18,9 +18,9 @@ from .files import json_safe, now
 
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
-           'Q_WORDS', 'FLOORS', 'KIND', 'METHOD', 'TRANSFER_METHOD', 'synthetic_rung', 'synthetic_failure_lr',
-           'Quantity', 'arms_of', 'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'fit_trend',
-           'predict', 'check_lrs', 'prediction_file', 'score', 'compare_measures', 'transfer', 'transfer_file']
+           'Q_WORDS', 'FLOORS', 'synthetic_rung', 'synthetic_failure_lr', 'rung_arms', 'Quantity', 'arms_of',
+           'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'why_censored', 'boot_values',
+           'fit_trend']
 
 # %% ../nbs/06c_scaling.ipynb #85382de8
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
@@ -48,7 +48,7 @@ def synthetic_failure_lr(x: float, x0: float = X0, exponent: float = -0.5, lr_br
     return 10 * lr_break0 * (x / x0) ** exponent
 
 # %% ../nbs/06c_scaling.ipynb #7252b57a
-def _rung_arms(df, on):
+def rung_arms(df, on):
     "['none', *variants] of one rung: `compared_variants` (metrics), with the off arm first, one depth and at least one variant."
     # Not metrics' rule alone: a rung's rows are per arm with the off arm first (its comparisons sit on the variant rows),
     # so a rung needs a variant to compare (on=[] is an error, not an empty table) and one depth.
@@ -204,7 +204,7 @@ def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_la
                   quantities=None,          # the quantities to compute (None: all of QUANTITIES); the others' columns are absent
                  ) -> pd.DataFrame:
     "One row per arm of one rung: each quantity's point, interval and censoring flag; the off-vs-on comparisons on the variant rows."
-    arms = _rung_arms(df, on)
+    arms = rung_arms(df, on)
     qs = QUANTITIES if quantities is None else tuple(quantities)
     bad = [q for q in qs if q not in QUANTITIES]
     if bad: raise ValueError(f"unknown quantity {bad[0]!r}; known: {', '.join(QUANTITIES)}")
@@ -272,7 +272,7 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
                   cache: dict|None = None,  # memo of `rung_measures` per seed multiset: the same numbers, faster
                  ) -> pd.DataFrame:
     "One bootstrap replicate of `rung_measures`: seeds resampled (arms paired), bracketed quantities drawn log-uniformly in their intervals, seed means from their t distribution."
-    m, p, u = _replicate(df, rng, _rung_arms(df, on), split_seeds(df), alpha, logit_level, quantities, cache)
+    m, p, u = _replicate(df, rng, rung_arms(df, on), split_seeds(df), alpha, logit_level, quantities, cache)
     out = (m if m is not None else p[['qk_norm', 'n_layer', 'n_seeds']]).copy()
     for j, q in enumerate(BRACKETED):
         v, lo, hi, _ = COLS[q]
@@ -285,7 +285,7 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
     return out
 
 # %% ../nbs/06c_scaling.ipynb #89ef5813
-def _why_censored(q, arm, row, name, x=None):
+def why_censored(q, arm, row, name, x=None):
     "Words for a rung whose point value of `q` is missing."
     v, lo, hi, c = COLS[q]
     flag = row.get(c, '') if c else ''
@@ -300,12 +300,12 @@ def _line(lx, ys):
     b = ((ys - ys.mean(-1, keepdims=True)) * xc).sum(-1) / (xc ** 2).sum()
     return ys.mean(-1) - b * lx.mean(), b
 
-def _boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs):
+def boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs):
     "(n_boot, n_rungs) replicate values: draw_measures(...).loc[arm, quantity] per rung, without building its DataFrame."
     v, lo, hi, _ = COLS[quantity]
     ys = np.full((n_boot, len(tables)), np.nan)
     for i, (t, c) in enumerate(zip(tables, caches)):
-        rng, arms, seeds = np.random.default_rng((seed, i)), _rung_arms(t, on), split_seeds(t)
+        rng, arms, seeds = np.random.default_rng((seed, i)), rung_arms(t, on), split_seeds(t)
         r = arms.index(arm)
         for k in range(n_boot):
             m, p, u = _replicate(t, rng, arms, seeds, alpha, logit_level, qs, c)
@@ -343,7 +343,7 @@ def fit_trend(xs,                      # one scale value per rung (e.g. non-embe
     v, lo_c, hi_c, flag = COLS[quantity]
     pts = []
     for t, c in zip(tables, caches):
-        key = ('point', tuple(_rung_arms(t, on)), qs, alpha, logit_level)
+        key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
         if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
         pts.append(c[key].set_index('qk_norm').loc[arm])
     out = dict(quantity=quantity, arm=arm, names=names, xs=xs, log_y=log_y, n_rungs=len(xs), x_min=min(xs), x_max=max(xs),
@@ -353,12 +353,12 @@ def fit_trend(xs,                      # one scale value per rung (e.g. non-embe
     refuse = lambda why: {**out, 'verdict': 'inconclusive', 'reason': why}
     if len(xs) < 2: return refuse(f"one rung ({names[0]}) cannot give a trend")
     for p, n, x in zip(pts, names, xs):
-        if not np.isfinite(p[v]): return refuse(_why_censored(quantity, arm, p, n, x) + ": a line through it would be a guess")
+        if not np.isfinite(p[v]): return refuse(why_censored(quantity, arm, p, n, x) + ": a line through it would be a guess")
         if log_y and p[v] <= 0: return refuse(f"rung {n} (x={x:.4g}): {quantity} of {arm!r} is {p[v]:.3g} ≤ 0, which has no log: fit it with log_y=False")
     lx, y = np.log10(xs), np.array(out['values'])
     y = np.log10(y) if log_y else y
     a, b = _line(lx, y)
-    ys = _boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs)
+    ys = boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs)
     with np.errstate(divide='ignore', invalid='ignore'): ys = np.log10(ys) if log_y else ys
     ok = np.isfinite(ys).all(1)  # (n_boot,) replicates in which every rung has a value
     notes = []
@@ -387,220 +387,3 @@ def fit_trend(xs,                      # one scale value per rung (e.g. non-embe
             'verdict': 'falls' if hi < 0 else 'rises' if lo > 0 else 'no resolved trend',
             'reason': f"slope {b:+.3f} [{lo:+.3f}, {hi:+.3f}] {unit} per decade of x over {len(xs)} rungs "
                       f"({', '.join(f'{n}: {fmt_num(v)}' for n, v in zip(names, out['values']))})"}
-
-# %% ../nbs/06c_scaling.ipynb #fcedec33
-def predict(trend: dict,         # `fit_trend` output
-            x_new: float,        # the scale to predict at
-            level: float = 0.95, # the interval's level (percentiles of the replicate lines at x_new)
-           ) -> dict:
-    "The trend's value at `x_new`, its interval from the replicates, the rungs behind it and how far beyond them it reaches."
-    lx, lmin, lmax = math.log10(x_new), math.log10(trend['x_min']), math.log10(trend['x_max'])
-    ext = max(0.0, lx - lmax, lmin - lx)
-    out = dict(value=np.nan, lo=np.nan, hi=np.nan, n_rungs=trend['n_rungs'], extrapolation_decades=ext)
-    if trend['verdict'] == 'inconclusive': return {**out, 'note': f"not predicted: {trend['reason']}"}
-    back = (lambda z: 10 ** z) if trend['log_y'] else (lambda z: z)
-    p = trend['boot'][:, 0] + trend['boot'][:, 1] * lx  # (n_boot_used,)
-    lo, hi = np.percentile(p, [50 * (1 - level), 50 * (1 + level)])
-    note = [trend['note']] if trend['note'] else []
-    if ext > 0: note.append(f"extrapolates {ext:.2f} decades beyond the rungs, where the line itself is an assumption")
-    v, lo, hi = _cut(trend['quantity'], float(back(trend['intercept'] + trend['slope'] * lx)), float(back(lo)), float(back(hi)), note)
-    return {**out, 'value': v, 'lo': lo, 'hi': hi, 'note': '; '.join(note)}
-
-def _cut(quantity, v, lo, hi, note):
-    "(v, lo, hi) kept at or above the quantity's floor (`FLOORS`), saying so in `note` (a list) when it cuts."
-    f = FLOORS.get(quantity)
-    if f is None or not np.isfinite(lo) or lo >= f: return v, lo, hi
-    note.append(f"cut at {f:g}, the least value {Q_WORDS[quantity]} can take (the line gave {fmt_num(v)} [{fmt_num(lo)}, {fmt_num(hi)}])")
-    return max(v, f), f, max(hi, f)
-
-# %% ../nbs/06c_scaling.ipynb #04dbb817
-def _num(x): return float(x) if x is not None and np.isfinite(x) else None
-
-def check_lrs(pred: dict,              # a prediction dict (`prediction_file`, `transfer_file`)
-              step: float = 10 ** 0.5, # the factor between the check's LRs
-              quantities=('failure_lr',), # the predicted LRs the check brackets; a comparison's LRs go to every arm
-              per_decade: int|None = None, # snap each predicted LR to a log grid of this many points a decade first (arms then share LRs)
-             ) -> dict:
-    "Per arm: each predicted LR of `quantities` and one `step` either side, to 3 significant digits, sorted (empty where none is predicted)."
-    snap = (lambda v: 10 ** (round(math.log10(v) * per_decade) / per_decade)) if per_decade else (lambda v: v)
-    at = lambda v: round_lr(snap(v))  # a check LR: on the snap grid, then to a cell id's 3 digits
-    arms = list(pred['quantities'].get('failure_lr', {}))
-    out = {a: set() for a in arms}
-    for q in quantities:
-        for a, p in pred['quantities'].get(q, {}).items():
-            if p.get('value') is None: continue
-            for b in (arms if q in COMPARISONS else [a]): out.setdefault(b, set()).update(at(snap(p['value']) * step ** k) for k in (-1, 0, 1))
-    return {a: sorted(v) for a, v in out.items()}
-
-KIND = 'qknorm-nb prediction'  # a prediction file's `kind`, which 07f_check validates
-
-METHOD = ("log-log least squares (y against log10 x for lr_sens and opt_gap) through the rungs' measures, "
-          "with a band from {n} bootstrap replicates that resample seeds (arms paired), draw each grid-bracketed "
-          "quantity log-uniformly inside its bracket and each mean over seeds from its t distribution")
-
-def prediction_file(target: dict,             # the rung or run predicted: name, x_name, any extra keys (x, unless `x_new` gives it)
-                    xs, tables,               # the rungs that ran: scale values and results tables
-                    x_new: float|None = None, # the scale predicted at (default target['x'])
-                    arms=(OFF, 'layernorm'),  # the arms predicted; the variants among them get the comparisons
-                    quantities=QUANTITIES,    # the quantities predicted
-                    n_boot: int = 1000,       # bootstrap replicates
-                    seed: int = 0,            # RNG seed
-                    basis_names=None,         # the rungs' names (default 'rung0', ...), as `basis.rungs` lists them
-                    level: float = 0.95,      # the prediction intervals' level
-                    step: float = 10 ** 0.5,  # the check's LR step (`check_lrs`)
-                   ) -> dict:
-    "The machine-readable prediction: per quantity and arm, value, interval, rungs, extrapolation and notes, and the check's LRs."
-    x_new = float(target['x'] if x_new is None else x_new)
-    if not math.isclose(float(target.get('x', x_new)), x_new): raise ValueError(f"target x={target['x']} but x_new={x_new}")
-    names = [f'rung{i}' for i in range(len(xs))] if basis_names is None else list(basis_names)
-    ons, caches, qs = [a for a in arms if a != OFF], [{} for _ in tables], {}
-    for q in quantities:
-        for a in arms_of(q, arms):
-            tr = fit_trend(xs, tables, q, a, n_boot, seed, names=names, on=ons, caches=caches)
-            p = predict(tr, x_new, level)
-            qs.setdefault(q, {})[a] = {**{k: _num(p[k]) for k in ('value', 'lo', 'hi')}, 'n_rungs': int(p['n_rungs']),
-                                       'extrapolation_decades': round(float(p['extrapolation_decades']), 4), 'note': p['note'],
-                                       'trend': tr['verdict'], **{k: _num(tr[k]) for k in ('slope', 'slope_lo', 'slope_hi')},
-                                       'at_rungs': [_num(v) for v in tr['values']]}
-    pred = {'kind': KIND, 'made_at': now(), 'target': {**target, 'x': x_new},
-            'basis': {'rungs': [{'name': n, 'x': float(x)} for n, x in zip(names, xs)], 'method': METHOD.format(n=n_boot),
-                      'n_boot': n_boot, 'seed': seed, 'level': level},
-            'quantities': qs}
-    pred['check'] = {'step': round(step, 4), 'lrs': check_lrs(pred, step)}
-    return json_safe(pred)
-
-# %% ../nbs/06c_scaling.ipynb #9df4e317
-def _verdict(p, o):
-    "The words for one (quantity, arm): `p` the prediction, `o` the observed (value, lo, hi, flag) or None."
-    if p['value'] is None: return f"not scored: no prediction ({p.get('note') or 'none made'})"
-    if o is None: return "not scored: the observed rung has no such measure for this arm"
-    v, lo, hi, c = o
-    if np.isfinite(v): return 'inside' if p['lo'] <= v <= p['hi'] else f"outside: observed {'higher' if v > p['hi'] else 'lower'}"
-    if c == 'above' and lo > p['hi']: return f"outside: observed higher (censored above {fmt_num(lo)})"
-    if c == 'below' and hi < p['lo']: return f"outside: observed lower (censored below {fmt_num(hi)})"
-    return f"not scored: observed {c or 'NaN'}" + (f" [{fmt_num(lo)}, {fmt_num(hi)}]" if c else '')
-
-def score(pred: dict,           # a `prediction_file` dict
-          observed: pd.DataFrame, # `rung_measures` of the rung that ran
-         ) -> pd.DataFrame:
-    "One row per (quantity, arm): predicted and observed value and interval, whether the observation is inside, and the verdict in words."
-    obs, rows = observed.set_index('qk_norm'), []
-    for q, per in pred['quantities'].items():
-        v, lo, hi, c = COLS[q]
-        for a, p in per.items():
-            o = (float(obs.at[a, v]), float(obs.at[a, lo]), float(obs.at[a, hi]), obs.at[a, c] if c else '') \
-                if a in obs.index and v in obs.columns else None
-            vd = _verdict(p, o)
-            scored = not vd.startswith('not scored')
-            pl, ph = (p['lo'], p['hi']) if p['value'] is not None else (np.nan, np.nan)
-            ov, ol, oh = o[:3] if o else (np.nan,) * 3
-            ol, oh = (ol, oh) if not (np.isnan(ol) or np.isnan(oh)) else (ov, ov)  # no interval: the point
-            rows.append(dict(quantity=q, arm=a, pred=np.nan if p['value'] is None else p['value'], pred_lo=pl, pred_hi=ph,
-                             obs=ov, obs_lo=ol, obs_hi=oh, inside=(vd == 'inside') if scored else pd.NA,
-                             overlap=bool(ol <= ph and oh >= pl) if p['value'] is not None and not np.isnan(ol) else pd.NA,
-                             verdict=vd))
-    return pd.DataFrame(rows).astype({'inside': 'boolean', 'overlap': 'boolean'})
-
-# %% ../nbs/06c_scaling.ipynb #ec4e1e0b
-def compare_measures(a: pd.DataFrame, b: pd.DataFrame, # two rungs' `rung_measures`
-                     names=('a', 'b'),                 # how the verdicts name them
-                     quantities=None,                  # the quantities compared (None: every one both have)
-                    ) -> pd.DataFrame:
-    "Per (quantity, arm): each rung's value and interval, and whether the intervals are disjoint (which rung is higher)."
-    A, B, rows = a.set_index('qk_norm'), b.set_index('qk_norm'), []
-    for q in QUANTITIES if quantities is None else quantities:
-        v, lo, hi, c = COLS[q]
-        if v not in A.columns or v not in B.columns: continue
-        for arm in [x for x in A.index if x in B.index]:
-            (av, al, ah), (bv, bl, bh) = [(float(T.at[arm, v]), float(T.at[arm, lo]), float(T.at[arm, hi])) for T in (A, B)]
-            if any(np.isnan(x) for x in (al, ah, bl, bh)):  # the off row of a comparison, or a measure without an interval
-                if q in COMPARISONS and arm == OFF: continue
-                verdict = 'not compared: a rung has no interval'
-            elif bl > ah or al > bh: verdict = f"{names[1]} {'higher' if bl > ah else 'lower'}"
-            else: verdict = 'not resolved: the intervals overlap'
-            rows.append(dict(quantity=q, arm=arm, **{names[0]: av, f'{names[0]}_lo': al, f'{names[0]}_hi': ah,
-                                                     names[1]: bv, f'{names[1]}_lo': bl, f'{names[1]}_hi': bh},
-                             flags=' / '.join(str(T.at[arm, c]) or '-' for T in (A, B)) if c else '', verdict=verdict))
-    return pd.DataFrame(rows)
-
-# %% ../nbs/06c_scaling.ipynb #aee0f6c7
-TRANSFER_METHOD = ("the base rung's measure moved by the axis rungs' ratio (difference for lr_sens and opt_gap), with an "
-                   "interval from {n} bootstrap replicates of each of the three rungs (seeds resampled, arms paired, each "
-                   "grid-bracketed quantity drawn log-uniformly inside its bracket and each mean over seeds from its t distribution)")
-
-def transfer(base: pd.DataFrame,      # results of the shape predicted, at the axis's start
-             start: pd.DataFrame,     # results of the axis's shape at the same place (e.g. the same steps) as `base`
-             end: pd.DataFrame,       # results of the axis's shape where the prediction is for
-             quantity: str,           # one of QUANTITIES
-             arm: str,                # the qk_norm arm
-             n_boot: int = 1000,      # bootstrap replicates
-             seed: int = 0,           # RNG seed
-             names=('base', 'start', 'end'), # the three rungs' names, for the notes
-             on=None,                 # the variant(s) each rung compares (None: `arm`, or every variant for the off arm)
-             alpha: float = 0.05,     # as in `rung_measures`
-             logit_level: float = 1e4, # as in `rung_measures`
-             level: float = 0.95,     # the interval's level
-             caches: list|None = None, # one memo dict per table, shared by calls on the same three tables
-            ) -> dict:
-    "`base`'s measure moved by what the axis did on another shape, y_base·y_end/y_start (log quantities) or y_base + y_end − y_start, with its interval."
-    if quantity not in QUANTITIES: raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
-    if quantity in COMPARISONS and arm == OFF: raise ValueError(f"{quantity} compares the arms: give a variant as arm, not {OFF!r}")
-    tables, names, log_y = [base, start, end], list(names), LOG_Y[quantity]
-    on = (arm if arm != OFF else None) if on is None else on
-    qs, caches = (quantity,), caches if caches is not None else [{} for _ in tables]
-    v = COLS[quantity][0]
-    pts = []
-    for t, c in zip(tables, caches):
-        key = ('point', tuple(_rung_arms(t, on)), qs, alpha, logit_level)
-        if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
-        pts.append(c[key].set_index('qk_norm').loc[arm])
-    out = dict(quantity=quantity, arm=arm, names=names, log_y=log_y, at_rungs=[float(p[v]) for p in pts],
-               value=np.nan, lo=np.nan, hi=np.nan, shift=np.nan, shift_lo=np.nan, shift_hi=np.nan, n_boot=n_boot, n_boot_used=0)
-    fwd, back = (np.log10, lambda z: 10 ** z) if log_y else ((lambda y: y), (lambda z: z))
-    for p, n in zip(pts, names):
-        if not np.isfinite(p[v]): return {**out, 'note': f"not predicted: {_why_censored(quantity, arm, p, n)}"}
-        if log_y and p[v] <= 0: return {**out, 'note': f"not predicted: rung {n}: {quantity} of {arm!r} is {p[v]:.3g} <= 0, which has no log"}
-    y = fwd(np.array(out['at_rungs']))
-    with np.errstate(divide='ignore', invalid='ignore'):
-        ys = fwd(_boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs))  # (n_boot, 3)
-    ok, note = np.isfinite(ys).all(1), []
-    if not ok.all():
-        w = int(np.argmax((~np.isfinite(ys)).sum(0)))
-        msg = f"{int((~ok).sum())} of {n_boot} replicates lack a value at some rung (most often {names[w]})"
-        if ok.sum() < n_boot / 2: return {**out, 'note': f"not predicted: {msg}: the interval would describe a minority of the replicates"}
-        note.append(msg + "; they are left out, so the interval is conditional on the rest")
-    d, s = ys[ok, 0] + ys[ok, 2] - ys[ok, 1], ys[ok, 2] - ys[ok, 1]  # (n_used,) the moved measure and the axis's shift
-    q = [50 * (1 - level), 50 * (1 + level)]
-    (lo, hi), (slo, shi) = np.percentile(d, q), np.percentile(s, q)
-    val, lo, hi = _cut(quantity, float(back(y[0] + y[2] - y[1])), float(back(lo)), float(back(hi)), note)
-    return {**out, 'value': val, 'lo': lo, 'hi': hi, 'shift': float(back(y[2] - y[1])), 'shift_lo': float(back(slo)),
-            'shift_hi': float(back(shi)), 'n_boot_used': int(ok.sum()), 'note': '; '.join(note)}
-
-# %% ../nbs/06c_scaling.ipynb #adceb4fb
-def transfer_file(target: dict,            # the run predicted: name, x, x_name, preset, fixed, ...
-                  base, start, end,        # (name, results table) of the three rungs, as in `transfer`
-                  arms=(OFF, 'layernorm'), # the arms predicted; the variants among them get the comparisons
-                  quantities=QUANTITIES,   # the quantities predicted
-                  n_boot: int = 1000, seed: int = 0, level: float = 0.95, # as in `transfer`
-                  step: float = 10 ** 0.5, # the check's LR step
-                  check=('failure_lr',),   # the quantities whose predicted LRs the check brackets (`check_lrs`)
-                  seeds=(0,),              # the check's seeds
-                  own_lrs: bool = True,    # each arm checked at its own LRs only (its edges and the comparisons'), not the union
-                  per_decade: int|None = 4, # check LRs on the quarter-decade grid (`check_lrs`): arms share the LRs near both their edges
-                 ) -> dict:
-    "A prediction file from `transfer`: per quantity and arm, value, interval, the three rungs' values, the axis's shift, and the check's LRs and seeds."
-    (nb, tb), (ns, ts), (ne, te) = base, start, end
-    ons, caches, qs = [a for a in arms if a != OFF], [{} for _ in range(3)], {}
-    for q in quantities:
-        for a in arms_of(q, arms):
-            m = transfer(tb, ts, te, q, a, n_boot, seed, (nb, ns, ne), ons, level=level, caches=caches)
-            qs.setdefault(q, {})[a] = {**{k: _num(m[k]) for k in ('value', 'lo', 'hi', 'shift', 'shift_lo', 'shift_hi')},
-                                       'n_rungs': 3, 'extrapolation_decades': 0.0, 'note': m['note'], 'trend': 'transfer',
-                                       'at_rungs': [_num(x) for x in m['at_rungs']]}
-    pred = {'kind': KIND, 'made_at': now(), 'target': dict(target),
-            'basis': {'rungs': [dict(name=n, role=r) for n, r in ((nb, 'base'), (ns, 'start'), (ne, 'end'))],
-                      'method': TRANSFER_METHOD.format(n=n_boot), 'n_boot': n_boot, 'seed': seed, 'level': level},
-            'quantities': qs}
-    pred['check'] = {'step': round(step, 4), 'quantities': list(check), 'lrs': check_lrs(pred, step, check, per_decade),
-                     'per_decade': per_decade, 'seeds': list(seeds), 'own_lrs': own_lrs}
-    return json_safe(pred)

@@ -1,6 +1,6 @@
 """The core-shape check of the training-length axis: the core shape (6 layers, 6 heads, d=192, bytes) at the seed's
 6,100 steps, predicted from the width ladder's 300-step rung moved along the length ladder (300 -> 6,100 steps at
-4 layers, d=64), with no line and no extrapolation (`ladder.predict_moved`, `scaling.transfer`).
+4 layers, d=64), with no line and no extrapolation (`ladder.predict_moved`, `forecast.transfer`).
 
     python scripts/core_check.py              # predict (once), commit the predictions, then run or resume the check cells
     python scripts/core_check.py --predict    # only write and commit the predictions
