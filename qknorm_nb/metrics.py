@@ -146,9 +146,9 @@ def split_key(cfg: dict) -> str:
 
 def split_entropies(cfg: dict) -> dict:
     "H1, H2 of the validation split of the run `cfg` (a config dict), from its prepared data."
-    from qknorm_nb.data import prepare, MIN_TOKENS
-    # the validation split does not depend on train_tokens: the smallest training split makes it without tokenizing the corpus
-    d = prepare(cfg['dataset'], cfg['tokenizer'], MIN_TOKENS, cfg['val_tokens'],
+    from qknorm_nb.data import prepare
+    # the run's own prepared data (its cache): no second cache folder beside the one the cells share
+    d = prepare(cfg['dataset'], cfg['tokenizer'], cfg['train_tokens'], cfg['val_tokens'],
                 val_dataset=cfg.get('val_dataset') or None, cache_dir=cfg.get('data_dir') or None)
     return text_entropies(d.val)
 
