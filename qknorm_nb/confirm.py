@@ -13,7 +13,7 @@ import pandas as pd
 import yaml
 from .config import is_num
 from .files import ENDED  # the statuses of an ended cell, declared once (00_files)
-from .metrics import OFF, ResultsError, tidy_runs
+from .metrics import OFF, ResultsError, tidy_runs, text_entropies
 from .verdicts import crossing
 
 # %% auto #0
@@ -59,9 +59,7 @@ def load_rule(path) -> dict:
 # %% ../nbs/06d_confirm.ipynb #17342178
 def unigram_entropy(path) -> float:
     "Entropy (nats per byte) of the byte frequencies of the file at `path`: the loss of a model that learned only them."
-    counts = np.bincount(np.frombuffer(Path(path).read_bytes(), dtype=np.uint8), minlength=256).astype(float)
-    p = counts[counts > 0] / counts.sum()
-    return float(-(p * np.log(p)).sum())
+    return text_entropies(np.frombuffer(Path(path).read_bytes(), dtype=np.uint8))['h1']
 
 # %% ../nbs/06d_confirm.ipynb #4110599d
 def loss_cube(df: pd.DataFrame, # results of the study (the ended cells)

@@ -40,8 +40,9 @@ def criterion_table(df: pd.DataFrame,       # one rung's results: both arms, one
     own = pd.Series([opt[k] for k in zip(df['qk_norm'], df['n_layer'])], index=df.index)
     above = df[df['lr'].astype(float) >= own]  # the not-useful edge is read above each arm's optimum (per depth)
     rows = [dict(criterion='diverged', bar=np.nan, **r) for r in _edge_rows(df, on, None, 'failure_lr')]
+    tidy = tidy_runs(df, ['qk_norm', 'n_layer'])
     for c in criteria:
-        bar = useful_bar(tidy_runs(df, ['qk_norm', 'n_layer']), c)
+        bar = useful_bar(tidy, c)
         rows += [dict(criterion=c, bar=bar[r['n_layer']], **r) for r in _edge_rows(above, on, c, 'useful_lr')]
         for m in margins:
             for _, t in necessity_bracket(df, on, m, useful=c).iterrows():

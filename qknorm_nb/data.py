@@ -22,7 +22,7 @@ __all__ = ['LOCAL_SUFFIXES', 'EOT_MARKER', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GP
            'FORMAT_VERSION', 'MIN_TOKENS', 'TEXT_HEAD', 'SMALL_TEXT', 'DataError', 'DatasetError', 'check_dataset',
            'check_sources', 'reachable', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path',
            'seed_tiktoken_cache', 'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'data_warnings',
-           'default_cache_dir', 'Prepared', 'prepare', 'check_text', 'check_texts', 'get_batch']
+           'default_cache_dir', 'Prepared', 'prepare', 'check_text', 'check_texts', 'windows', 'get_batch']
 
 # %% ../nbs/01a_data.ipynb #f16f89b3
 class DataError(ValueError):
@@ -451,6 +451,12 @@ def check_texts(cfgs):
         if v: check_text(v, 'val_dataset')
 
 # %% ../nbs/01a_data.ipynb #d32923f5
+def windows(tokens, starts, block_size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    "The windows of `block_size` tokens from each start and their next-token targets: int64 (len(starts), T) each, on the CPU."
+    x = torch.from_numpy(np.stack([np.asarray(tokens[i:i + block_size], dtype=np.int64) for i in starts]))          # (B, T)
+    y = torch.from_numpy(np.stack([np.asarray(tokens[i + 1:i + 1 + block_size], dtype=np.int64) for i in starts]))  # (B, T)
+    return x, y
+
 def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`
               batch_size: int, block_size: int,
               seed: int, step: int, # the batch is a function of these two alone
@@ -461,9 +467,7 @@ def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`
     if len(tokens) <= block_size:
         raise DataError(f"only {len(tokens)} tokens: need more than block_size={block_size} to cut one window")
     g = torch.Generator().manual_seed((seed * 1_000_003 + step) % (1 << 63))
-    ix = torch.randint(len(tokens) - block_size, (batch_size,), generator=g).tolist()
-    x = torch.from_numpy(np.stack([np.asarray(tokens[i:i + block_size], dtype=np.int64) for i in ix]))          # (B, T)
-    y = torch.from_numpy(np.stack([np.asarray(tokens[i + 1:i + 1 + block_size], dtype=np.int64) for i in ix]))  # (B, T)
+    x, y = windows(tokens, torch.randint(len(tokens) - block_size, (batch_size,), generator=g).tolist(), block_size)  # (B, T) each
     if pin_memory and torch.device(device).type == 'cuda':  # pinned memory lets the copy overlap with compute
         return x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
     return x.to(device), y.to(device)

@@ -153,11 +153,13 @@ def split_entropies(cfg: dict) -> dict:
     return text_entropies(d.val)
 
 # %% ../nbs/06_metrics.ipynb #4dea68f1
-def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True) -> pd.DataFrame:
+def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True,
+                  cfgs: dict|None = None, # cell -> its config dict, when the caller read them already; else read here
+                 ) -> pd.DataFrame:
     "`df` with the columns h1, h2: each cell's split's entropies, from `study_dir/entropies.json` or computed (and recorded)."
     study_dir = Path(study_dir)
     known = load_json(study_dir/ENTROPIES) or {}
-    cfgs = {c: load_json(study_dir/c/'config.json') or {} for c in df['cell']}
+    cfgs = {c: (cfgs or {}).get(c) or load_json(study_dir/c/'config.json') or {} for c in df['cell']}
     keys = {c: split_key(cfg) for c, cfg in cfgs.items() if cfg}
     new = {k: cfgs[c] for c, k in keys.items() if k not in known}
     done, missing = {}, {}

@@ -13,8 +13,8 @@ from .arms import variant
 
 # %% auto #0
 __all__ = ['ATTN_KEYS', 'RESID_FNS', 'PROBE_KEYS', 'MEASURES', 'MEASURE_NAMES', 'kurtosis', 'max_over_rms', 'max_over_median',
-           'massive_count', 'probe_stats', 'run_probes', 'output_stats', 'qk_gains', 'Measure', 'measure_values',
-           'global_grad_norm']
+           'massive_count', 'probe_stats', 'run_probes', 'output_stats', 'qk_gains', 'Measure', 'finite_values',
+           'measure_values', 'global_grad_norm']
 
 # %% ../nbs/04_probes.ipynb #8954c4cc
 def kurtosis(x: torch.Tensor) -> torch.Tensor:
@@ -99,10 +99,13 @@ MEASURES = (
 )
 MEASURE_NAMES = tuple(m.name for m in MEASURES)
 
+def finite_values(v) -> list:
+    "The numbers of a probe value (one number, or a list per layer) that are not None or NaN (NaN is a broken model, not a small one)."
+    return [float(x) for x in (v if isinstance(v, list) else [v]) if x is not None and not math.isnan(x)]
+
 def measure_values(m: Measure, stats: dict) -> list:
-    "Every finite number one probe step gives measure `m` (NaN is a broken model, not a small one: left out)."
-    vals = [v for k in m.keys for v in (stats.get(k) if isinstance(stats.get(k), list) else [stats.get(k)])]
-    return [float(v) for v in vals if v is not None and not math.isnan(v)]
+    "Every number one probe step gives measure `m`, from all its keys."
+    return [x for k in m.keys for x in finite_values(stats.get(k))]
 
 # %% ../nbs/04_probes.ipynb #2d413310
 def global_grad_norm(parameters) -> torch.Tensor:

@@ -11,7 +11,7 @@ from pathlib import Path
 from .config import RunConfig
 from .device import fast_switches, provenance
 from .files import now, write_json
-from .probes import MEASURES, MEASURE_NAMES, measure_values  # the per-run measures, declared once
+from .probes import MEASURES, MEASURE_NAMES, measure_values, finite_values  # the per-run measures, declared once
 
 # %% auto #0
 __all__ = ['FAILURES', 'new_state', 'restore_state', 'fail', 'hopeless', 'check_eval', 'finish', 'check_train_loss',
@@ -75,9 +75,7 @@ def check_train_loss(state: dict, cfg: RunConfig, step: int, loss: float) -> boo
     if logged and state['l0'] is not None and loss > state['l0']: state['steps_above_l0'] += 1
     return logged
 
-def _max(vals):  # the largest value, NaN ignored (a NaN probe is a broken model, not a small one)
-    vals = [v for v in (vals if isinstance(vals, list) else [vals]) if v is not None and not math.isnan(v)]
-    return max(vals) if vals else None
+def _max(vals): return max(finite_values(vals), default=None)  # the largest value, NaN ignored (04_probes)
 
 def check_probe(state: dict, stats: dict):
     "Keep a probe's numbers as the run's latest and update the running maximum of every per-run measure (`MEASURES`)."

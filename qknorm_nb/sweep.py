@@ -172,7 +172,7 @@ def collect_results(study_dir):
     rounds = {c: r for c, r in (spec.get('rounds') or {}).items()}  # cells added by refinement: the round that added them
     extra = [k for k in spec.get('axes', {}) if k not in SETTINGS]
     declared = set(planned) | set(rounds)
-    rows, targets, left_out = [], set(), {}
+    rows, targets, left_out, cfgs = [], set(), {}, {}
     for sp in sorted(study_dir.glob('*/summary.json')):
         if declared and sp.parent.name not in declared:  # another study's or a stray copy: never mixed into this one
             left_out[str(sp.parent)] = 'not a cell of this study (study.json does not declare it)'; continue
@@ -184,6 +184,7 @@ def collect_results(study_dir):
             continue
         if any(cfg.get(k) is None for k in SETTINGS):
             left_out[str(sp.parent)] = 'no config.json, and study.json does not declare the cell'; continue
+        cfgs[sp.parent.name] = cfg
         row = {'cell': sp.parent.name} | {k: cfg.get(k) for k in (*SETTINGS, *extra, *CONTEXT)} | {k: s.get(k) for k in METRICS}
         for t, step in (s.get('steps_to_target') or {}).items():
             row[f'steps_to_{t}'] = step; targets.add(str(t))
@@ -192,7 +193,7 @@ def collect_results(study_dir):
     cols = ['cell', *SETTINGS, *extra, *CONTEXT, *METRICS, *steps, 'round', *TAIL]
     df = pd.DataFrame(rows, columns=cols)
     for c in ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
-    df = add_entropies(df, study_dir)  # h1, h2: the validation text's entropies, which the rule's usefulness bars read
+    df = add_entropies(df, study_dir, cfgs=cfgs)  # h1, h2: the validation text's entropies, which the rule's usefulness bars read
     df.attrs['left_out'] = left_out
     return df.sort_values(['n_layer', 'qk_norm', 'seed', 'lr', 'cell'], kind='stable', ignore_index=True)
 

@@ -7,11 +7,10 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/train.html.md"""
 # %% ../nbs/05_train.ipynb #5b6ecdb9
 from __future__ import annotations
 import json, math, sys, time, warnings
-import numpy as np
 from pathlib import Path
 import torch
 from .config import RunConfig, ConfigError, validate, run_identity, is_int, is_num
-from .data import prepare, get_batch, data_warnings
+from .data import prepare, get_batch, windows, data_warnings
 from .arms import z_loss_of
 from .model import GPT, n_params, configure_optimizers
 from .probes import run_probes, global_grad_norm
@@ -107,8 +106,7 @@ def evaluate_full(model, tokens, batch_size: int, block_size: int, autocast, dev
     total = torch.zeros((), dtype=torch.float64)
     for i in range(0, n, batch_size):
         ix = range(i * block_size, min(n, i + batch_size) * block_size, block_size)
-        x = torch.from_numpy(np.stack([np.asarray(tokens[j:j + block_size], dtype=np.int64) for j in ix])).to(device)          # (b, T)
-        y = torch.from_numpy(np.stack([np.asarray(tokens[j + 1:j + 1 + block_size], dtype=np.int64) for j in ix])).to(device)  # (b, T)
+        x, y = (t.to(device) for t in windows(tokens, ix, block_size))  # (b, T) each: consecutive windows, not random ones
         with autocast: loss = model(x, y)[1].float()  # the mean over the b·T targets of this batch
         total += loss.double().cpu() * len(ix)
     model.train()

@@ -88,8 +88,8 @@ def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add
     if useful != 'best_plus_0.5' and ('h1' not in r.columns or r['h1'].isna().any() or r['h2'].isna().any()):
         raise ResultsError(f"the usefulness bar {useful!r} needs the validation text's entropies (columns h1, h2: "
                            f"metrics.add_entropies, from the study's entropies.json or its data)")
-    h = r.groupby('n_layer')[['h1', 'h2']].mean() if 'h1' in r.columns else None
-    return pd.Series({L: CRITERIA[useful](s, *(h.loc[L] if h is not None else (np.nan, np.nan))) for L, s in star.items()})
+    h = r.reindex(columns=['n_layer', 'h1', 'h2']).groupby('n_layer').mean()  # NaN where a table has none (ℓ* + 0.5 needs none)
+    return pd.Series({L: CRITERIA[useful](s, h.at[L, 'h1'], h.at[L, 'h2']) for L, s in star.items()})
 
 def not_useful(r: pd.DataFrame,        # `tidy_runs` output (loss, fail, qk_norm, n_layer, lr; h1, h2)
                useful=USEFUL,          # the criterion (`useful_bar`)
