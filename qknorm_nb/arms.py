@@ -25,6 +25,7 @@ def l2_gain_init(block_size: int) -> float:
     "Henry et al.'s initial logit scale g0 = log2(L² − L) for sequences of length L."
     return math.log2(block_size ** 2 - block_size)
 
+# %% ../nbs/00a_arms.ipynb #a885b5ac
 @dataclass(frozen=True)
 class Variant:
     "One arm: how q and k are normalised over head_dim, what it learns, its logit scale, and how the pages name and draw it."
@@ -39,6 +40,7 @@ class Variant:
     color: str = 'tab:gray'      # every figure
     source: str = ''             # where the variant comes from
 
+# %% ../nbs/00a_arms.ipynb #483c3a82
 VARIANTS = {v.name: v for v in (
     Variant('none', label='QK-norm off', color='tab:red', source='nanoGPT: logits q·k/√head_dim'),
     Variant('layernorm', gained(lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps)), gain=True,
@@ -56,6 +58,7 @@ VARIANTS = {v.name: v for v in (
 )}
 QK_NORMS = tuple(VARIANTS)  # the values `qk_norm` may take, in the pages' order: off first
 
+# %% ../nbs/00a_arms.ipynb #0dd02f6e
 def variant(qk_norm: str) -> Variant:
     "The entry of `qk_norm`; a `ValueError` naming the value and the allowed ones otherwise."
     if qk_norm not in VARIANTS: raise ValueError(f"qk_norm={qk_norm!r} is not one of {', '.join(map(repr, VARIANTS))}")
@@ -68,4 +71,3 @@ def z_loss_of(cfg) -> float:
 def arm_name(v):
     "The arm a study or ladder file names: `off` means 'none', and so does False, which is what YAML reads a bare `off` as."
     return 'none' if v is False or v == 'off' else v
-
