@@ -22,6 +22,7 @@ def test_flags() -> set:
 
 _flags = None  # the project's flags, read by `exec_like_tests` where nbdev started (the notebook's folder may hold no config)
 
+# %% ../nbs/14_docs.ipynb #5b546003
 def doc_eval(cell) -> bool:
     "True when nbdev's docs processing should execute `cell`: every code cell `nbdev-test` runs by default."
     if cell.cell_type != 'code' or not cell.source or ('nbdev_export' + '()') in cell.source: return False
@@ -29,6 +30,7 @@ def doc_eval(cell) -> bool:
     if str(d.get('eval', '')).lower() == 'false': return False
     return not (set(d) & (_flags if _flags is not None else test_flags()))
 
+# %% ../nbs/14_docs.ipynb #020982aa
 def _begin_every_page(self, _begin=nbdev.processors.exec_show_docs.begin):
     "exec_show_docs.begin, then mark the notebook as a page to execute: nbdev runs only notebooks with API docs."
     _begin(self)

@@ -19,6 +19,7 @@ def load_metrics(run_dir: str | Path):
     import pandas as pd
     return pd.DataFrame(read_jsonl(Path(run_dir) / 'metrics.jsonl'))
 
+# %% ../nbs/05a_plots.ipynb #ed468ed9
 def _per_layer(a, df, key, label, log):
     "One line per layer of the list-valued probe column `key`."
     pr = df.dropna(subset=[key]) if key in df else df.iloc[:0]
@@ -27,6 +28,7 @@ def _per_layer(a, df, key, label, log):
         for layer in range(len(vals[0])): a.plot(pr.step, [v[layer] for v in vals], label=f"layer {layer}")
     a.set(xlabel='step', title=label, yscale='log' if log else 'linear')
 
+# %% ../nbs/05a_plots.ipynb #7c0171d5
 def plot_run(run_dir: str | Path, title: str | None = None):
     "Losses, per-layer attention probes and the output-logit probes of one run, in one figure of five panels."
     import matplotlib.pyplot as plt
