@@ -72,6 +72,7 @@ def check_samples(out_dir=DEFAULT_DIR) -> dict:
         out[name] = 'missing' if not p.is_file() else 'ok' if sha256(p) == s['sha256'] else 'differs'
     return out
 
+# %% ../nbs/01b_samples.ipynb #4748c3e7
 def make_samples(out_dir=DEFAULT_DIR, # where the samples go (the study files read ../shared/data)
                  raw_dir=None, revision=None, cache_dir=None, # where the raw files come from: see `raw_file`
                 ) -> dict:
