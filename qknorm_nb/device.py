@@ -22,6 +22,7 @@ def autocast_for(device: str, dtype: str):
     if dtype == 'float32': return contextlib.nullcontext()
     return torch.autocast(device_type=device.split(':')[0], dtype=torch.bfloat16)
 
+# %% ../nbs/04a_device.ipynb #d87a62e7
 BF16_PAYS = 1.2  # bf16 counts as the faster CPU dtype only when its matmuls beat fp32's by this factor
 
 @functools.lru_cache(maxsize=None)
@@ -34,6 +35,7 @@ def cpu_bf16_speedup(n: int = 256) -> float:
         return min(ts)
     return best(torch.float32) / best(torch.bfloat16)
 
+# %% ../nbs/04a_device.ipynb #71a6e2fa
 def warn_if_bf16_emulated(device: str, dtype: str):
     "Warn when a run asks for bf16 on a CPU whose bf16 matmuls are emulated (no AVX-512 BF16 or AMX): correct, but slow."
     if dtype != 'bfloat16' or device != 'cpu' or (r := cpu_bf16_speedup()) >= 0.5: return
@@ -52,6 +54,7 @@ def setup_device(cfg: RunConfig) -> str:
         torch.backends.cudnn.allow_tf32 = cfg.tf32
     return device
 
+# %% ../nbs/04a_device.ipynb #e7a8de06
 def fast_switches(cfg: RunConfig, device: str) -> dict:
     "The fast-path switches of `cfg` as they take effect on `device` (recorded in each run's summary)."
     cuda = device.startswith('cuda')
@@ -73,6 +76,7 @@ def git_info() -> dict:
         return dict(commit=head.stdout.strip(), dirty=bool(dirty.stdout.strip()))
     except (OSError, subprocess.SubprocessError): return dict(commit=None, dirty=None)
 
+# %% ../nbs/04a_device.ipynb #f50989b0
 ISA_FLAGS = ('amx_bf16', 'avx512_bf16', 'avx512f', 'avx2')  # what decides a CPU's matmul speed here, best first
 
 @functools.lru_cache(maxsize=None)
@@ -88,6 +92,7 @@ def cpu_model() -> str:
     isa = next((f for f in ISA_FLAGS if f in flags), None)
     return ', '.join(x for x in (name, f"{os.cpu_count()} cores", isa) if x)
 
+# %% ../nbs/04a_device.ipynb #d28df5e9
 def provenance(device: str, dtype: str) -> dict:
     "Versions, commit and hardware that produced a run."
     return dict(package_version=__version__, torch_version=torch.__version__, python_version=platform.python_version(),
