@@ -92,6 +92,7 @@ def _causal_logits(q, k, scale):
     mask = _visible(T, q.device)
     return att.masked_fill(~mask, float('-inf')), mask
 
+# %% ../nbs/02_attention.ipynb #a50294bd
 def math_attention(q, k, v, scale, attn_dropout):
     "Causal attention written out for speed (`attn_impl='math'`): mask + scale·q·kᵀ in one GEMM, softmax, ·v."
     *lead, T, hs = q.shape  # (B, nh, T, hs), or any leading dims
@@ -102,6 +103,7 @@ def math_attention(q, k, v, scale, attn_dropout):
     # which saves two full copies of the (T, T) matrix per layer
     return attn_dropout(F.softmax(att, dim=-1)).view(*lead, T, T) @ v  # (B, nh, T, hs)
 
+# %% ../nbs/02_attention.ipynb #98a043b5
 def _explicit_attention(q, k, v, scale, attn_dropout):
     "Causal attention with an explicit softmax; returns the output and per-layer attention statistics."
     B, nh, T, hs = q.shape
