@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/data.html.md"""
 
 # %% ../nbs/01a_data.ipynb #0344c78a
 from __future__ import annotations
-import hashlib, itertools, json, os, re, shutil, socket, threading, time, uuid, warnings
+import hashlib, itertools, json, os, re, shutil, socket, sys, threading, time, uuid, warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,7 +22,8 @@ __all__ = ['LOCAL_SUFFIXES', 'EOT_MARKER', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GP
            'FORMAT_VERSION', 'MIN_TOKENS', 'TEXT_HEAD', 'SMALL_TEXT', 'DataError', 'DatasetError', 'check_dataset',
            'check_sources', 'reachable', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path',
            'seed_tiktoken_cache', 'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'data_warnings',
-           'default_cache_dir', 'Prepared', 'prepare', 'check_text', 'check_texts', 'windows', 'get_batch']
+           'say_warnings', 'default_cache_dir', 'Prepared', 'prepare', 'check_text', 'check_texts', 'windows',
+           'get_batch']
 
 # %% ../nbs/01a_data.ipynb #f16f89b3
 class DataError(ValueError):
@@ -257,6 +258,12 @@ def data_warnings(meta: dict) -> list[str]:
                       f"{c['requested']:,} requested tokens ({split}_tokens)")
     return ws
 
+def say_warnings(ws: list[str]):
+    "Print each warning once on stderr, in the package's words (a Python `UserWarning` would add its file, line and source line)."
+    for w in ws: print(f"qknorm: warning: {w}", file=sys.stderr)
+
+
+# %% ../nbs/01a_data.ipynb #8f8491b7
 FORMAT_VERSION = 1
 MIN_TOKENS = 1_000  # fewer tokens than this cannot fill even a few training windows
 
@@ -394,7 +401,7 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
         for name, s in (('dataset', spec), ('val_dataset', vspec)):  # fingerprint local files: sha256 of their first MiB
             if s and s['kind'] == 'local':
                 meta['sources'][name]['head_sha256'] = [sha256(Path(s['path'])/f['name'], 1 << 20) for f in s['files']]
-        for w in data_warnings(meta): warnings.warn(w)  # the run records them too (its summary's data_warnings)
+        say_warnings(data_warnings(meta))  # the run records them too (its summary's data_warnings)
         (tmp/'meta.json').write_text(json.dumps(meta, indent=1))
         _publish(tmp, final)
     except BaseException:

@@ -18,11 +18,20 @@ def same_config(a: dict, b: dict) -> list:
     "The fields (runtime ones aside) in which two configs differ."
     return sorted(k for k in set(a) | set(b) if k not in RUNTIME_FIELDS and a.get(k) != b.get(k))
 
+def check_folders(src: Path, dst: Path):
+    "Refuse (ConfigError, one line) a source that is not a study folder, or a destination that is a ladder's folder or not a folder."
+    # A ladder's folder holds rungs one level down: cells copied there would be in no study and mixed with the ladder's record.
+    for what, d, fix in (('source', src, "give a study folder, e.g. runs/<ladder>/<rung>"), ('destination', dst, "name the study otherwise")):
+        if (d/'ladder.json').exists(): raise ConfigError(f"{what}={str(d)!r} is a ladder's folder (it holds ladder.json), not a study folder: {fix}")
+    if not (src/'study.json').is_file():
+        raise ConfigError(f"source={str(src)!r} is not a study folder (no study.json there): give a folder a sweep ran, e.g. runs/cpu-tinystories")
+    if dst.exists() and not dst.is_dir(): raise ConfigError(f"destination={str(dst)!r} is a file, not a study folder")
+
 def reuse(study_file, source, runs_dir='runs') -> str:
     "Copy the matching finished cells of `source` into the study's folder; a line saying what was done."
     st, src = load_study(study_file), Path(source)
-    if not src.is_dir(): raise ConfigError(f"source={str(source)!r} is not a study folder (no such folder)")
     dst = Path(runs_dir)/st.name
+    check_folders(src, dst)
     reused = read_json(dst/'reused.json') if (dst/'reused.json').exists() else {}  # a damaged one: FileError, nothing copied
     n = 0
     for c in st.cells:
