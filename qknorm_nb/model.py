@@ -27,6 +27,7 @@ class LayerNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
     def forward(self, x): return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
 
+# %% ../nbs/03_model.ipynb #afd0f089
 class MLP(nn.Module):
     "Position-wise feed-forward: d → 4d → GELU → d."
     def __init__(self, config):
@@ -37,6 +38,7 @@ class MLP(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
     def forward(self, x): return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
 
+# %% ../nbs/03_model.ipynb #2b322f32
 class Block(nn.Module):
     "A pre-LN transformer block: x + attn(ln_1(x)), then x + mlp(ln_2(x))."
     def __init__(self, config):
