@@ -23,16 +23,19 @@ def kurtosis(x: torch.Tensor) -> torch.Tensor:
     m2 = x.pow(2).mean(-1)  # (..., tokens)
     return (x.pow(4).mean(-1) / m2.pow(2).clamp_min(1e-30)).mean()
 
+# %% ../nbs/04_probes.ipynb #c55b48e1
 def max_over_rms(x: torch.Tensor) -> torch.Tensor:
     "Largest |x| over the root-mean-square of the whole tensor."
     x = x.float()
     return x.abs().amax() / x.pow(2).mean().sqrt().clamp_min(1e-30)
 
+# %% ../nbs/04_probes.ipynb #995e5c10
 def max_over_median(x: torch.Tensor) -> torch.Tensor:
     "Max over tokens of (max_i |x_i| / median_i |x_i|): Sun et al.'s ratio test as a continuous number."
     a = x.float().abs()
     return (a.amax(-1) / a.median(-1).values.clamp_min(1e-30)).amax()
 
+# %% ../nbs/04_probes.ipynb #744d0a8f
 def massive_count(x: torch.Tensor, abs_min: float = 100.0, ratio: float = 1000.0) -> torch.Tensor:
     "Number of massive activations: |x| > abs_min and |x| >= ratio * median |x| of the same hidden state."
     a = x.float().abs()
@@ -52,6 +55,7 @@ def probe_stats(trace: dict) -> dict:
     table = torch.stack(rows).cpu().tolist()  # (n_layer, n_keys): the single sync
     return {k: [row[j] for row in table] for j, k in enumerate(PROBE_KEYS)}
 
+# %% ../nbs/04_probes.ipynb #72fa9c47
 @torch.no_grad()
 def run_probes(model, x: torch.Tensor, autocast=None) -> dict:
     "Run the probe path of `model` on the batch `x` (B, T): `probe_stats`, `output_stats` and `qk_gains`."
@@ -70,6 +74,7 @@ def output_stats(logits: torch.Tensor) -> dict:
     t = torch.stack([l.amax(), l.amin(), l.abs().amax(), torch.logsumexp(l, -1).mean()]).cpu().tolist()
     return dict(zip(('out_max', 'out_min', 'out_max_abs', 'log_z'), t))
 
+# %% ../nbs/04_probes.ipynb #ab56e13c
 def qk_gains(model) -> dict:
     "Per-layer QK-norm gains: mean and max |scale| of the q and k norms, or the `l2` logit scale g; {} without QK-norm."
     attns = [b.attn for b in model.transformer.h]
@@ -99,10 +104,12 @@ MEASURES = (
 )
 MEASURE_NAMES = tuple(m.name for m in MEASURES)
 
+# %% ../nbs/04_probes.ipynb #44e0f760
 def finite_values(v) -> list:
     "The numbers of a probe value (one number, or a list per layer) that are not None or NaN (NaN is a broken model, not a small one)."
     return [float(x) for x in (v if isinstance(v, list) else [v]) if x is not None and not math.isnan(x)]
 
+# %% ../nbs/04_probes.ipynb #6113e70e
 def measure_values(m: Measure, stats: dict) -> list:
     "Every number one probe step gives measure `m`, from all its keys."
     return [x for k in m.keys for x in finite_values(stats.get(k))]
