@@ -102,6 +102,7 @@ class RunConfig:
 def is_int(v): return isinstance(v, int) and not isinstance(v, bool)
 def is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 
+# %% ../nbs/00b_config.ipynb #5d0a0156
 FIELD_TYPES = {f.name: f.type for f in fields(RunConfig)}  # every field -> 'int', 'float', 'bool', 'str' or 'list'; studies, ladders and checks read it too
 
 def _fail(msg): raise ConfigError(msg)
@@ -118,6 +119,7 @@ def _check_type(name, v):
         if not isinstance(v, (list, tuple)) or not all(is_num(x) and math.isfinite(x) for x in v):
             _fail(f"{name}={v!r} must be a list of numbers")
 
+# %% ../nbs/00b_config.ipynb #906121f4
 def _check_range(name, v, lo=None, hi=None, lo_open=False, hi_open=False, why=''):
     bad = (lo is not None and (v <= lo if lo_open else v < lo)) or (hi is not None and (v >= hi if hi_open else v > hi))
     if bad:
@@ -167,6 +169,7 @@ PRESETS = {
                   fused=True, tf32=True, pin_memory=True),
 }
 
+# %% ../nbs/00b_config.ipynb #07252476
 def _unknown(name, known, what='config field', listed='Known fields'):
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ''
@@ -175,6 +178,7 @@ def _unknown(name, known, what='config field', listed='Known fields'):
 REMOVED_FIELDS = {'diverge_patience': "runs now train to their budget unless their loss is non-finite; "
                                       "see hopeless_after for an opt-in early stop"}  # field -> why it went
 
+# %% ../nbs/00b_config.ipynb #2ccd16d4
 def make_config(preset: str|None = 'cpu', # a key of `PRESETS`, or None for the dataclass defaults
                 base: RunConfig|None = None, # start from this config instead of a preset
                 **overrides) -> RunConfig:
@@ -204,6 +208,7 @@ def default_values() -> dict:
     "Every `RunConfig` field's default value (default factories called)."
     return {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory() for f in fields(RunConfig)}
 
+# %% ../nbs/00b_config.ipynb #1312e083
 def run_identity(cfg: dict) -> dict:
     "What makes a run that run: `cfg` with defaults for fields added since it was written, without `RUNTIME_FIELDS`."
     d = default_values() | {k: v for k, v in cfg.items() if k in FIELD_TYPES}  # a field since removed cannot make runs differ
@@ -220,6 +225,7 @@ def read_literal(name: str, # the parameter, for the message
     try: return ast.literal_eval(v)
     except (ValueError, SyntaxError): _fail(f"{name}={v!r} is not a Python list, e.g. '[2.5, 2.0]'")
 
+# %% ../nbs/00b_config.ipynb #d1b410a9
 def given_params(ns: dict, # the notebook's globals()
                  before: set, # the names that existed before the parameters cell
                 ) -> dict:
@@ -227,12 +233,14 @@ def given_params(ns: dict, # the notebook's globals()
     return {k: v for k, v in ns.items() if k not in before and not k.startswith('_')
             and not (inspect.ismodule(v) or callable(v))}  # papermill injects literals; a cell may import or define helpers
 
+# %% ../nbs/00b_config.ipynb #05395551
 def check_params(params: dict, extra: tuple = ()):
     "Raise `ConfigError` for a name in `params` that is neither a `RunConfig` field nor in `extra`, naming the closest."
     known = [*extra, *FIELD_TYPES]
     for k in params:
         if k not in known: raise _unknown(k, known, 'parameter', 'Parameters')
 
+# %% ../nbs/00b_config.ipynb #856d4f3e
 def config_from_params(params: dict, # 'preset' (None: the dataclass defaults), RunConfig fields (None: the preset's), `extra`
                        extra: tuple = TRAIN_PARAMS, # the runner's own parameters, which are not config fields
                       ) -> RunConfig:
@@ -250,6 +258,7 @@ def _member_list(name, v, ok, what) -> list:
     if not items or not all(map(ok, items)): _fail(f"{name}={v!r} must be {what}")
     return items
 
+# %% ../nbs/00b_config.ipynb #d861ced9
 def cohort_from_params(params: dict, # nbs/11_cohort.ipynb's parameters: `COHORT_PARAMS` and RunConfig fields but `lr`
                       ) -> tuple[list[RunConfig], list]:
     "The members' configs and run folders (`[]`: none given) a cohort runner's parameters describe; bad ones fail, naming them."
