@@ -23,6 +23,7 @@ def lock_path(cell_dir) -> Path:
     cell_dir = Path(cell_dir)
     return cell_dir.with_name(cell_dir.name + '.lock')
 
+# %% ../nbs/07a_locks.ipynb #6682ad60
 def read_lock(path) -> dict|None:
     "The holder recorded in a lock file, or None when the file is gone or not readable yet."
     d = load_json(path)
@@ -32,6 +33,7 @@ def _age(path) -> float:
     try: return time.time() - Path(path).stat().st_mtime
     except FileNotFoundError: return 0.0
 
+# %% ../nbs/07a_locks.ipynb #33312cf6
 _HELD = set()  # tokens of the locks this process holds now: a lock with our pid and another token is a dead namesake's
 
 def boot_id() -> str|None:
@@ -41,6 +43,7 @@ def boot_id() -> str|None:
 
 _BOOT = boot_id()  # read once: it cannot change while this process lives
 
+# %% ../nbs/07a_locks.ipynb #216395cf
 def lock_is_stale(held: dict, # the lock's contents
                   path, # the lock file (its mtime is the holder's heartbeat)
                   stale_after: float = STALE_AFTER) -> bool:
@@ -53,6 +56,7 @@ def lock_is_stale(held: dict, # the lock's contents
     job = os.environ.get('SLURM_JOB_ID')
     return bool(job and held.get('job') == job)
 
+# %% ../nbs/07a_locks.ipynb #71357615
 def lock_holder(cell_dir, stale_after: float = STALE_AFTER) -> dict|None:
     "The live holder of a cell's lock (pid, host, started, ...), or None when it is free or its holder is gone."
     path = lock_path(cell_dir)
@@ -73,6 +77,7 @@ def _break_lock(path: Path, held: dict):
     finally:
         os.close(fd); guard.unlink(missing_ok=True)
 
+# %% ../nbs/07a_locks.ipynb #d95f5543
 def acquire_lock(cell_dir, stale_after: float = STALE_AFTER) -> dict|None:
     "Take the cell's lock (O_CREAT|O_EXCL), taking over a stale one; None while a live process holds it."
     path = lock_path(cell_dir)
@@ -95,6 +100,7 @@ def acquire_lock(cell_dir, stale_after: float = STALE_AFTER) -> dict|None:
         return info | {'path': str(path)}
     return None
 
+# %% ../nbs/07a_locks.ipynb #d5c6fe2d
 def release_lock(lock: dict|None):
     "Remove a lock taken by `acquire_lock`, unless someone else's lock has replaced it."
     if not lock: return
@@ -113,6 +119,7 @@ def _heartbeat(path, stale_after: float) -> threading.Event:
     threading.Thread(target=beat, daemon=True).start()
     return stop
 
+# %% ../nbs/07a_locks.ipynb #b5de9885
 @contextmanager
 def cell_lock(cell_dir, stale_after: float = STALE_AFTER):
     "Hold the cell's lock for a `with` block (yields None if a live process holds it); touch it as a heartbeat."
@@ -122,6 +129,7 @@ def cell_lock(cell_dir, stale_after: float = STALE_AFTER):
     finally:
         stop.set(); release_lock(lock)
 
+# %% ../nbs/07a_locks.ipynb #987623de
 @contextmanager
 def sweep_marker(study_dir, stale_after: float = STALE_AFTER):
     "Mark `study_dir` as being swept by this process for a `with` block: a heartbeat file in `.sweeps/`, so that a reader can tell the gap between two cells from no sweep at all."
@@ -139,6 +147,7 @@ def sweep_marker(study_dir, stale_after: float = STALE_AFTER):
         try: d.rmdir()
         except OSError: pass  # another sweep's marker is still there
 
+# %% ../nbs/07a_locks.ipynb #c6266c7e
 def live_sweeps(study_dir, stale_after: float = STALE_AFTER) -> list[dict]:
     "The sweeps with a live marker in `study_dir/.sweeps` (pid, host, started), oldest first; a dead one's marker is ignored."
     out = []
@@ -147,6 +156,7 @@ def live_sweeps(study_dir, stale_after: float = STALE_AFTER) -> list[dict]:
         if held and not lock_is_stale(held, p, stale_after): out.append(held)
     return sorted(out, key=lambda h: h.get('started') or '')
 
+# %% ../nbs/07a_locks.ipynb #f559bd70
 def clear_stale_lock(cell_dir, stale_after: float = STALE_AFTER):
     "Remove a cell's lock whose holder is gone (a sweep killed after the cell ended leaves one behind)."
     path = lock_path(cell_dir)
