@@ -34,6 +34,7 @@ def stopping() -> bool:
     "Whether `stop_kernels` was called (and `clear_stop` not yet): running notebooks are being stopped."
     return _stop.is_set()
 
+# %% ../nbs/07b_kernels.ipynb #d9eefa23
 def stop_kernels():
     "Kill every kernel this process started, and any it starts from now on until `clear_stop`."
     _stop.set()
@@ -52,6 +53,7 @@ def _kernel_line(what: str, env: dict) -> bytes:
     return (f"# {now()} kernel {what}: sweep pid {os.getpid()} on {socket.gethostname()}, "
             f"CUDA_VISIBLE_DEVICES={env.get('CUDA_VISIBLE_DEVICES')}\n").encode()
 
+# %% ../nbs/07b_kernels.ipynb #99a804b1
 def _kernel_manager(env, cwd, log):
     "A kernel manager class that starts the kernel with `env`, in `cwd`, with its output going to `log`."
     from jupyter_client.manager import AsyncKernelManager
@@ -88,6 +90,7 @@ del _gc, _os, _sys, _fd
 
 def _kernel_key(env, cwd): return json.dumps({**os.environ, **(env or {})}, sort_keys=True), str(cwd or os.getcwd())
 
+# %% ../nbs/07b_kernels.ipynb #ea2bd31c
 class WarmKernel:
     "A kernel that one worker keeps for its next notebook, so that kernel start, imports and first-call costs are paid once."
     def __init__(self, env, cwd, log):
@@ -146,10 +149,12 @@ def _warm_kernel(env, cwd, log) -> WarmKernel:
     with _warm_lock: _warm[me] = wk
     return wk
 
+# %% ../nbs/07b_kernels.ipynb #fd4bda97
 def kept_kernels() -> int:
     "How many kept kernels this process holds (one per worker thread at most)."
     with _warm_lock: return len(_warm)
 
+# %% ../nbs/07b_kernels.ipynb #b72f914a
 def drop_warm_kernel(thread: int | None = None):
     "Shut down the kept kernel of `thread` (None: this thread), if it has one."
     with _warm_lock: wk = _warm.pop(thread or threading.get_ident(), None)
@@ -208,6 +213,7 @@ def script_notebook(path, # where to write the .ipynb
     "A notebook made of an empty parameters cell and `code`: enough for papermill to inject parameters."
     return _notebook(path, '', code)
 
+# %% ../nbs/07b_kernels.ipynb #dbe7ebff
 _STANDIN = '''\
 import json, os, time
 from dataclasses import fields
