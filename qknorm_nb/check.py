@@ -117,6 +117,8 @@ def arm_lrs(pred: dict) -> dict:
     if not borrowed: _fail("check.lrs: no arm with a predicted failure LR lists any LR to check")
     return {a: own.get(a, borrowed) for a in fl}
 
+
+# %% ../nbs/07f_check.ipynb #3fd49636
 def _target_fixed(pred: dict) -> dict:
     "The predicted run's fields on top of its preset: target.fixed, plus the token budget when the target's scale is tokens."
     t = pred['target']
@@ -129,11 +131,23 @@ def target_config(pred: dict) -> RunConfig:
     try: return check_sources(make_config(pred['target']['preset'], **_target_fixed(pred)))
     except ConfigError as e: _fail(f"target.fixed: {e}")
 
+
+# %% ../nbs/07f_check.ipynb #a5eccf00
 def _steps(preset, fixed: dict) -> int:
     "max_iters of the config `fixed` gives on top of `preset` (as RunConfig computes it), before it is validated."
     d = default_values() | PRESETS.get(preset, {}) | fixed
     if 'max_iters' in fixed and 'token_budget' not in fixed: d['token_budget'] = 0  # explicit steps win, as in make_config
     return math.ceil(d['token_budget'] / (d['batch_size'] * d['block_size'])) if d['token_budget'] > 0 else d['max_iters']
+
+def _check_tokens(tokens, preset, fixed: dict, full: int):
+    "Refuse a token budget no check run can use: not a finite number, less than one step of the check's runs, more than the predicted run."
+    d = default_values() | PRESETS.get(preset, {}) | fixed
+    step = d['batch_size'] * d['block_size']  # the check's runs' step, overrides included
+    allowed = f"give between one step's {step:,} tokens (batch_size x block_size) and the predicted run's {full:,}"
+    if not (is_num(tokens) and math.isfinite(tokens)): _fail(f"tokens={tokens!r} must be a finite number of tokens: {allowed}")
+    if tokens < step: _fail(f"tokens={tokens:.3g} is less than one step of the check's runs: {allowed}")
+    if tokens > full: _fail(f"tokens={tokens:.3g} is more than the predicted run's {full:.4g} tokens: a check runs the predicted run or a shorter one; {allowed}")
+
 
 # %% ../nbs/07f_check.ipynb #22ca5c9b
 AXES = ('qk_norm', 'lr', 'seed')  # what the check's study varies; neither the target nor overrides may fix them
@@ -150,16 +164,13 @@ def check_spec(pred: dict, # a validated prediction
     for where, d in (('target.fixed', pred['target'].get('fixed') or {}), ('overrides', over)):
         for k in AXES:
             if k in d: _fail(f"{where} sets {k}, an axis of the check (the arms, their LRs and the seed): leave it out")
-    if tokens is not None and not (is_num(tokens) and 1 <= tokens < math.inf):
-        _fail(f"tokens={tokens!r} must be a positive number of tokens")
     fixed = _target_fixed(pred) | over
     if 'max_iters' in over and 'token_budget' not in over: fixed.pop('token_budget', None)
+    tgt, preset = target_config(pred), pred['target']['preset']
     if tokens is not None:
+        _check_tokens(tokens, preset, fixed, tgt.max_iters * tgt.tokens_per_step)
         fixed.pop('max_iters', None)
         fixed['token_budget'] = int(round(tokens))
-    tgt, preset = target_config(pred), pred['target']['preset']
-    if tokens is not None and tokens > (full := tgt.max_iters * tgt.tokens_per_step):
-        _fail(f"tokens={tokens:.3g} is more than the predicted run's {full:.4g} tokens: a check runs the predicted run or a shorter one")
     n = _steps(preset, fixed)
     if n != tgt.max_iters and 'warmup_iters' not in over:  # the same warmup fraction as the predicted run
         fixed['warmup_iters'] = min(n, round(tgt.warmup_iters * n / tgt.max_iters))

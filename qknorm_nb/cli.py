@@ -38,12 +38,12 @@ def _sweep_args(p):
     p.add_argument('--fresh-kernels', action='store_true', help="a fresh kernel for every cell (default: each local worker keeps its kernel)")
     p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
 
-def _tokens(s: str) -> int:
-    "`--tokens`: a number of tokens (`1e7` is fine), at least 1."
+def _tokens(s: str) -> float:
+    "`--tokens`: a finite number of tokens (`1e7` is fine); `check_spec` refuses one below a step or above the predicted run."
     try: v = float(s)
     except ValueError: raise argparse.ArgumentTypeError(f"{s!r} is not a number of tokens, e.g. 1e7") from None
-    if not (1 <= v < math.inf): raise argparse.ArgumentTypeError(f"{s!r} must be at least 1 token")
-    return int(round(v))
+    if not math.isfinite(v): raise argparse.ArgumentTypeError(f"{s!r} must be a finite number of tokens, at most the predicted run's, e.g. 1e7")
+    return v
 
 def _check_args(p):
     "`check-prediction`'s arguments (07f_check runs the check)."

@@ -13,7 +13,7 @@ from .study import SweepError
 from .kernels import execute_notebook, find_notebook
 
 # %% auto #0
-__all__ = ['ReportError', 'ReportWarning', 'notebook_warnings', 'page_for', 'mixed_code', 'report']
+__all__ = ['ReportError', 'ReportWarning', 'notebook_warnings', 'page_for', 'check_ladder_record', 'mixed_code', 'report']
 
 # %% ../nbs/07g_report.ipynb #96a2d9ae
 class ReportError(RuntimeError):
@@ -53,6 +53,18 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
     raise SweepError(f"{folder} is not a study folder: it has no study.json (run `qknorm sweep` first), "
                      "nor a ladder folder's ladder.json (`qknorm ladder`)")
 
+
+# %% ../nbs/07g_report.ipynb #81e6bd6a
+def check_ladder_record(ladder_file, runs_dir) -> list[dict]:
+    "Refuse (one line) a ladder whose record the scale page would stop on: cells run with other fields than the file's, a damaged prediction; else its plan."
+    from qknorm_nb.ladder import LadderError, load_ladder, plan_ladder
+    rows = plan_ladder(load_ladder(ladder_file, check_data=False), runs_dir)  # a rung edited after it ran: refused by the plan itself
+    for r in rows:
+        if r['prediction'].startswith('DAMAGED: '):
+            raise LadderError(f"{r['rung']}: its prediction is damaged ({r['prediction'][len('DAMAGED: '):]}): restore it from git; no page was made")
+    return rows
+
+# %% ../nbs/07g_report.ipynb #f7450bb2
 def mixed_code(study_dir) -> str:
     "'' when every ended cell of the study folder was made by one package version and commit, else a sentence naming them."
     summ = [s for p in sorted(Path(study_dir).glob('*/summary.json')) if isinstance(s := load_json(p), dict)]  # a damaged one: the page names it
@@ -61,12 +73,15 @@ def mixed_code(study_dir) -> str:
     if len(versions) <= 1 and len(commits) <= 1: return ''
     return f"this study mixes code versions {versions} / commits {commits}: results may not be comparable"
 
+
+# %% ../nbs/07g_report.ipynb #a53064a3
 def report(study_dir, # a study folder, runs/<study>, or a ladder folder, runs/<ladder>
            notebook=None, # the notebook to execute; None: the repository's nbs/20_analysis.ipynb (a ladder: nbs/22_scale.ipynb)
           ) -> Path:
     "Execute the analysis notebook on `study_dir` and write `study_dir/report.html` (code hidden, images embedded)."
     study_dir = Path(study_dir).expanduser().resolve()
     nb, params = page_for(study_dir, notebook)
+    if 'ladder_file' in params: check_ladder_record(params['ladder_file'], params['runs_dir'])  # every input read before anything is written
     import papermill as pm
     from nbconvert import HTMLExporter
     out = study_dir/'analysis.ipynb'
