@@ -26,6 +26,7 @@ def new_state(cfg: RunConfig) -> dict:
                 targets={str(t): None for t in cfg.loss_targets}, last_probe_stats=None, probe_max={},
                 elapsed=0.0, resumes=0, log=[], logged=0)
 
+# %% ../nbs/04c_runstate.ipynb #639e7654
 def restore_state(state: dict, cfg: RunConfig) -> dict:
     "`state` as it came back from a checkpoint, made whole: infinities restored, fields added since filled in."
     for k, inf in (('best_val', math.inf), ('max_train_loss', -math.inf)):  # JSON-cleaned infinities come back as None
@@ -47,6 +48,7 @@ def hopeless(state: dict, cfg: RunConfig, step: int, val: float) -> str | None:
     if after >= 1 or step < after * cfg.max_iters or val < state['l0']: return None
     return f"validation loss {val:.3g} >= l0 {state['l0']:.3g} at step {step}, after {after:.0%} of the budget"
 
+# %% ../nbs/04c_runstate.ipynb #d98ab988
 def check_eval(state: dict, cfg: RunConfig, step: int, val: float):
     "Update l0, the latest and best val loss and the targets after an evaluation; end the run if it cannot recover."
     if state['l0'] is None: state['l0'] = val
@@ -57,6 +59,7 @@ def check_eval(state: dict, cfg: RunConfig, step: int, val: float):
         if state['targets'][str(t)] is None and val <= t: state['targets'][str(t)] = step
     if step < cfg.max_iters and (why := hopeless(state, cfg, step, val)): fail(state, step, 'hopeless', why)
 
+# %% ../nbs/04c_runstate.ipynb #70d573df
 def finish(state: dict):
     "The verdict of a run that ends: a running one failed when its final validation loss is not below l0."
     if state['status'] != 'running': return
@@ -75,6 +78,7 @@ def check_train_loss(state: dict, cfg: RunConfig, step: int, loss: float) -> boo
     if logged and state['l0'] is not None and loss > state['l0']: state['steps_above_l0'] += 1
     return logged
 
+# %% ../nbs/04c_runstate.ipynb #3f6b23ec
 def _max(vals): return max(finite_values(vals), default=None)  # the largest value, NaN ignored (04_probes)
 
 def check_probe(state: dict, stats: dict):
@@ -92,6 +96,7 @@ def due(state: dict, kind: str, step: int, every: int, last: bool) -> bool:
     state[f'last_{kind}'] = step  # at most once per step, also across a resume
     return True
 
+# %% ../nbs/04c_runstate.ipynb #b7e6ee4d
 def flush(state: dict, tracker, upto: int | None = None):
     "Send the rows not yet sent (all, or those before index `upto`) to `tracker`."
     upto = len(state['log']) if upto is None else upto
@@ -136,6 +141,7 @@ def instability(state: dict) -> dict:
     return dict(peak_train_loss_ratio=ratio, peak_train_loss_step=state['max_train_loss_step'],
                 steps_above_l0=state['steps_above_l0'], recovered=spiked and state['status'] == 'done')
 
+# %% ../nbs/04c_runstate.ipynb #857b5714
 def summary(state: dict, cfg: RunConfig, n_params: int, n_params_nonemb: int, device: str) -> dict:
     "The run's `summary.json` from its final state."
     last = state['last_probe_stats'] or {}
