@@ -215,8 +215,10 @@ def _tensorboard(a) -> int:
     if not Path(a.runs).is_dir(): raise ConfigError(f"runs={a.runs!r} is not a folder: give a study folder or a folder of studies")
     res = export_tensorboard(a.runs, a.out, a.force)
     out = Path(a.out) if a.out else Path(a.runs)/'tb'
-    n = sum(v == 'written' for v in res.values())
-    print(f"{n} cells written, {len(res) - n} kept from before, under {out}\nopen them with: tensorboard --logdir {out}")
+    n, gone = sum(v == 'written' for v in res.values()), res.left_out
+    print(f"{n} cells written, {len(res) - n} kept from before, under {out}"
+          + (f"; {len(gone)} left out (damaged, each named above): {', '.join(gone)}" if gone else '')  # the count says every cell
+          + f"\nopen them with: tensorboard --logdir {out}")
     return 0 if res else 1
 
 def _run(a) -> int:
