@@ -45,6 +45,7 @@ def save_checkpoint(run_dir: Path, model, opt, state: dict, cfg: RunConfig):
     if torch.cuda.is_available(): ck['cuda_rng'] = torch.cuda.get_rng_state_all()
     atomic_save(ck, run_dir / CKPT)
 
+# %% ../nbs/05_train.ipynb #db3c9736
 def checkpoint_problem(state, cfg: RunConfig) -> str | None:
     "What makes a checkpoint's run state one a live run of `cfg` cannot have written (None: it is sound)."
     if not isinstance(state, dict): return f"its run state is {type(state).__name__}, not a mapping"
@@ -62,6 +63,7 @@ def checkpoint_problem(state, cfg: RunConfig) -> str | None:
         if not (is_num(v) and v >= 0): return f"{k}={v!r} is not a number >= 0"
     return None
 
+# %% ../nbs/05_train.ipynb #34eabeae
 def load_checkpoint(run_dir: Path, model, opt, cfg: RunConfig) -> dict | None:
     "Restore a checkpoint into model and opt; return the run state, or None when there is none usable."
     path = run_dir / CKPT
@@ -121,6 +123,7 @@ def build(cfg: RunConfig, device: str):
     fwd = torch.compile(model) if cfg.compile else model  # probes always use the plain module
     return model, opt, fwd, autocast_for(device, cfg.dtype)
 
+# %% ../nbs/05_train.ipynb #0e881c7b
 def train_step(fwd, model, opt, tokens, step: int, cfg: RunConfig, device: str, autocast) -> tuple[float, torch.Tensor]:
     "One optimisation step as `train` takes it: batch `(seed, step)`, schedule, forward, backward, clip, AdamW."
     for group in opt.param_groups: group['lr'] = get_lr(step, cfg)
@@ -148,6 +151,7 @@ def check_run_dir(run_dir: Path):
             raise RunDirError(f"out_dir={str(run_dir)!r}: {p} is a file, not a folder: a run writes its config, metrics and summary "
                               "into a folder; give out_dir a folder path (it is made if it does not exist)")
 
+# %% ../nbs/05_train.ipynb #25735da9
 def finished_summary(run_dir: Path, cfg: RunConfig) -> dict | None:
     "The summary of a finished run of `cfg` in `run_dir`, None if unfinished; raises if it is another run."
     cpath, spath = run_dir / 'config.json', run_dir / 'summary.json'
@@ -173,12 +177,12 @@ def progress_line(said: tuple, step: int, max_iters: int, loss: str, val: str|No
     print(f"step {step}/{max_iters}: loss {loss}{f', val {val}' if val else ''}, {ms:.1f} ms/step{tps}{suffix}", flush=True)
     return step, now
 
+# %% ../nbs/05_train.ipynb #6ee3c4ed
 def say(said: tuple, step: int, loss: float, state: dict, cfg: RunConfig) -> tuple:
     "Print a single run's progress line for a logged step; return the new (step, time)."
     fresh = state.get('last_eval') == step and state.get('last_val') is not None and math.isfinite(state['last_val'])
     val = f"{state['last_val']:.4f}" if fresh else None  # only on the steps that evaluated, not a stale number
     return progress_line(said, step, cfg.max_iters, f"{loss:.4f}", val, cfg.tokens_per_step)
-
 
 # %% ../nbs/05_train.ipynb #74770c2d
 def train(cfg: RunConfig,          # a validated run config
@@ -208,6 +212,7 @@ def train(cfg: RunConfig,          # a validated run config
     finally:
         if tracker is not None: tracker.close()
 
+# %% ../nbs/05_train.ipynb #cd14835f
 def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt, lines=False):
     val_batches = [get_batch(data.val, cfg.batch_size, cfg.block_size, VAL_SEED, i, device) for i in range(cfg.eval_iters)]
     bar, live = _bar(cfg, state['step'], progress), ProgressWriter(run_dir, cfg)
@@ -272,6 +277,7 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
     remove_stale_tmp(run_dir / CKPT)
     return s
 
+# %% ../nbs/05_train.ipynb #9da5cf28
 def _bar(cfg, initial, progress):
     from tqdm import tqdm  # the text bar: tqdm.auto warns in a kernel without ipywidgets (every executed cell notebook)
     disable = (not sys.stderr.isatty()) if progress is None else not progress
