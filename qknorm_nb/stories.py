@@ -18,6 +18,8 @@ _GIRLS = ('Lily Mia Emma Sara Lucy Anna Zoe Ella Ruby Sophie Amy Chloe Grace Dai
           'Maya Lena Alice Hannah Rita Tina Nina Clara Julia Eva Ava Bella Olive Hazel Poppy Luna Sue Kim Jill May '
           'Rose Iris Fiona Gina Holly Jenny Kelly Laura Megan Nancy Olivia Penny Quinn Rachel Sally Tessa Uma Vera '
           'Wendy Yara Abby Beth Cora Dora Elsa Fay Gwen Heidi Isla Jade Kara Leah Mila Nell Pia Rena Tara Willa').split()
+
+# %% ../nbs/01_stories.ipynb #7cedee6d
 _BOYS = ('Tom Ben Max Sam Tim Leo Jack Finn Jake Noah Luke Adam Ryan Eli Dan Bob Joe Owen Alex Oscar '
          'Henry Ollie Mark Paul Pete Timmy Billy Jimmy Toby Hugo Kai Ned Ted Ravi Omar Carl Evan Ian Liam Milo '
          'Andy Bruno Chris David Eddie Frank George Harry Ivan Jonah Kevin Leon Mike Nick Oliver Patrick Ralph Simon '
@@ -25,6 +27,8 @@ _BOYS = ('Tom Ben Max Sam Tim Leo Jack Finn Jake Noah Luke Adam Ryan Eli Dan Bob
 _PETS = ('Spot Buddy Fluffy Coco Pip Rex Bubbles Sunny Patch Whiskers Nibbles Dot Ziggy Pepper Muffin Biscuit '
          'Sparky Snowy Honey Peanut Cookie Bingo Lucky Rusty Tiger Shadow Squeaky Hoppy Fuzzy Button '
          'Pebble Mittens Socks Ginger Maple Clover Acorn Bean Noodle Pickle Waffle Jelly Tuffy Blue Star Misty').split()
+
+# %% ../nbs/01_stories.ipynb #d99a3276
 _ANIMALS = {'dog': 'dogs', 'puppy': 'puppies', 'cat': 'cats', 'kitten': 'kittens', 'bunny': 'bunnies',
             'bird': 'birds', 'duck': 'ducks', 'frog': 'frogs', 'bear': 'bears', 'fox': 'foxes', 'mouse': 'mice',
             'owl': 'owls', 'squirrel': 'squirrels', 'pig': 'pigs', 'cow': 'cows', 'horse': 'horses',
@@ -33,6 +37,8 @@ _ANIMALS = {'dog': 'dogs', 'puppy': 'puppies', 'cat': 'cats', 'kitten': 'kittens
             'turtle': 'turtles', 'seal': 'seals', 'deer': 'deer', 'raccoon': 'raccoons', 'zebra': 'zebras',
             'tiger': 'tigers', 'panda': 'pandas', 'koala': 'koalas', 'snail': 'snails', 'crab': 'crabs'}
 _ANIMAL_KINDS = list(_ANIMALS)
+
+# %% ../nbs/01_stories.ipynb #f54ae0a9
 _TRAITS = ('kind brave shy curious happy clever silly friendly gentle cheerful playful grumpy sleepy busy '
            'little small tiny fluffy quiet loud smart funny proud careful lazy bouncy sweet young').split()
 _HELPERS = [('Mom', 'f'), ('Dad', 'm'), ('Grandma', 'f'), ('Grandpa', 'm'), ('her big sister', 'f'),
@@ -54,6 +60,8 @@ _PLACES = [('park', 'at', 'the swings'), ('beach', 'on', 'the sand'), ('forest',
            ('woods', 'in', 'the bushes'), ('harbor', 'at', 'the boats'), ('living room', 'in', 'the sofa'),
            ('camp', 'at', 'the tents'), ('orchard', 'in', 'the apple trees'), ('farmers market', 'at', 'the carts'),
            ('snowy hill', 'on', 'the snow'), ('sandbox', 'in', 'the sand'), ('pet shop', 'at', 'the fish tanks')]
+
+# %% ../nbs/01_stories.ipynb #4ef85247
 _OBJECTS = [('ball', 'kick it'), ('kite', 'fly it'), ('teddy bear', 'hug it'), ('doll', 'dress it up'),  # (object, what you do with it)
             ('toy car', 'race it'), ('hat', 'wear it'), ('balloon', 'hold it'), ('book', 'read it'),
             ('box of crayons', 'draw with it'), ('stone', 'look at it'), ('shell', 'listen to it'),
@@ -67,16 +75,22 @@ _OBJECTS = [('ball', 'kick it'), ('kite', 'fly it'), ('teddy bear', 'hug it'), (
             ('clock', 'wind it'), ('lamp', 'light it'), ('paintbrush', 'paint with it'), ('sled', 'ride it'),
             ('flower', 'smell it'), ('coin', 'flip it'), ('yo-yo', 'spin it'), ('top', 'spin it'),
             ('guitar', 'play it'), ('pillow', 'sleep on it'), ('wand', 'wave it'), ('crown', 'wear it')]
+
+# %% ../nbs/01_stories.ipynb #576d49df
 _COLORS = 'red blue green yellow pink purple orange white black brown gold silver'.split()
 _LOOKS = 'shiny soft new old round bright striped sparkly little big funny pretty special spotted tiny magic'.split()
 _FOODS = ('cookies cake pie soup bread muffins pancakes sandwiches apples cherries grapes carrots berries '
           'popcorn pizza cupcakes buns noodles oranges plums pears peas eggs biscuits').split()
+
+# %% ../nbs/01_stories.ipynb #ae1a498d
 _FEARS = [('the dark', 'the lights went out'), ('thunder', 'the thunder boomed'),  # (fear, the moment it comes)
           ('the big dog next door', 'the big dog barked at the gate'), ('deep water', 'it was time to swim'),
           ('the tall slide', 'it was time to go down the slide'), ('bees', 'a bee buzzed by'),
           ('the loud vacuum', 'the vacuum roared'), ('the first day of school', 'the school bell rang'),
           ('the shadows on the wall', 'the shadows began to move'), ('the doctor', 'the doctor came in'),
           ('the wind', 'the wind howled outside'), ('spiders', 'a spider came down from the roof')]
+
+# %% ../nbs/01_stories.ipynb #073d9ada
 _BREAKABLES = 'vase cup plate lamp jar bowl window mirror picture frame flower pot teapot clock toy plane'.split()
 _WEATHER = ('sunny', 'warm', 'windy', 'cold', 'bright', 'cloudy', 'snowy', 'rainy', 'quiet', 'beautiful', 'foggy')
 _TIMES = ('morning', 'afternoon', 'evening', 'day', 'summer day', 'winter day', 'spring morning', 'fall day')
@@ -136,6 +150,7 @@ class _Slots(dict):
 
 def _a(phrase): return ('an ' if phrase[0] in 'aeiou' else 'a ') + phrase
 
+# %% ../nbs/01_stories.ipynb #7d76f0b4
 def _pronouns(w, key, sex):
     he, his, him = ('she', 'her', 'her') if sex == 'f' else ('he', 'his', 'him')
     w.update({key + '_he': he, key + '_his': his, key + '_him': him, key + '_He': he.capitalize(), key + '_His': his.capitalize()})
@@ -146,6 +161,7 @@ def _name(rng, names, used):
     while name in used: name = rng.choice(names)
     used.add(name); return name
 
+# %% ../nbs/01_stories.ipynb #a3af1a27
 def _character(rng, w, key, used):
     "Draw a child (70%) or an animal for role `key`: name, intro phrase and pronouns."
     sex = rng.choice('fm')
@@ -155,6 +171,7 @@ def _character(rng, w, key, used):
     w[key], w[key + '_intro'] = name, f"{_a(rng.choice(_TRAITS))} {kind} named {name}"
     _pronouns(w, key, sex)
 
+# %% ../nbs/01_stories.ipynb #adb3e629
 def _cast(rng) -> _Slots:
     "All per-story fields: hero A, friend B, helper H, place, object, food, fear, ..."
     w, used = _Slots(rng), set()
@@ -184,6 +201,8 @@ _OPEN = ("Once upon a time, there was {A_intro}.", "One {time}, {A_intro} went t
 _SCENE = ("", "", "It was a {weather} {time}.", "The sun was shining and the birds were singing.",
           "The sky was blue and the air was fresh.", "{A} liked {thing} best of all.",
           "Every day, {A} {played} {at}.", "{A_He} had a friend named {B}, who was {nice}.")
+
+# %% ../nbs/01_stories.ipynb #30efda2f
 _DETAIL = ("", "", "", "{A_He} saw {some} {color} {things} {at}.", "A {adj} {animal} was {doing} nearby.",
            "The {place_n} was full of {adj} {things}.", "{A_He} {liked} the {adj} {things} and the {adj} {things}.",
            "There were {some} {animals} {doing}.", "{A} heard {sound} and looked around.",
@@ -433,6 +452,7 @@ def _story(rng) -> str:
         if s: s = s.format_map(w); cur.append(s[0].upper() + s[1:])
     return '\n'.join(paras)
 
+# %% ../nbs/01_stories.ipynb #5c260425
 def builtin_stories(seed: int = 0, # picks the stream; 'train' and 'val' of one seed never share it
                     split: str = 'train'): # 'train' or 'val'
     "Yield synthetic TinyStories-style stories forever, deterministically in `(seed, split)`."
