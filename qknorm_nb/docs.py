@@ -36,6 +36,7 @@ def _begin_every_page(self, _begin=nbdev.processors.exec_show_docs.begin):
     _begin(self)
     self.nb.has_docs_ = True  # the study pages (no exports, no show_doc) are executed too, so they carry their figures
 
+# %% ../nbs/14_docs.ipynb #7bf55b87
 class exec_like_tests(Processor):
     "Docs processor: make nbdev's `exec_show_docs` execute the cells `nbdev-test` runs (see `doc_eval`), not only those with imports."
     def __init__(self, nb):

@@ -56,7 +56,7 @@ def arm_color(qk_norm: str) -> str:
     "The colour every page draws the arm `qk_norm` in (its entry's in 00a_arms; grey for a value the table does not know)."
     return VARIANTS[qk_norm].color if qk_norm in VARIANTS else 'tab:gray'
 
+# %% ../nbs/05a_plots.ipynb #3544b729
 def arm_label(qk_norm: str) -> str:
     "How every page names the arm `qk_norm` in legends and tables (its entry's label in 00a_arms)."
     return VARIANTS[qk_norm].label if qk_norm in VARIANTS and VARIANTS[qk_norm].label else f'QK-norm {qk_norm}'
-
