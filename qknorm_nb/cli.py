@@ -179,7 +179,8 @@ def _samples(a) -> int:
     return 0 if all(s in ('ok', 'already there') for s in r.values()) else 1
 
 def _ladder(a) -> int:
-    from qknorm_nb.ladder import load_ladder, plan_ladder, run_ladder
+    from qknorm_nb.ladder import load_ladder, plan_ladder
+    from qknorm_nb.rungs import run_ladder
     ld = load_ladder(a.ladder, check_data=not a.plan)  # a plan reads results only: no data files needed
     if not a.plan:
         states = run_ladder(ld, runs_dir=a.runs_dir, only=a.only, workers=a.workers, threads=a.threads, executor=a.executor,

@@ -1,6 +1,6 @@
 """The core-shape check of the training-length axis: the core shape (6 layers, 6 heads, d=192, bytes) at the seed's
 6,100 steps, predicted from the width ladder's 300-step rung moved along the length ladder (300 -> 6,100 steps at
-4 layers, d=64), with no line and no extrapolation (`ladder.predict_moved`, `forecast.transfer`).
+4 layers, d=64), with no line and no extrapolation (`rungs.predict_moved`, `forecast.transfer`).
 
     python scripts/core_check.py              # predict (once), commit the predictions, then run or resume the check cells
     python scripts/core_check.py --predict    # only write and commit the predictions
@@ -22,7 +22,8 @@ os.environ.setdefault('OMP_NUM_THREADS', '1')  # one thread a cell, two cells si
 from qknorm_nb.config import ConfigError
 from qknorm_nb.data import DataError
 from qknorm_nb.files import FileError
-from qknorm_nb.ladder import LadderError, load_ladder, predict_moved
+from qknorm_nb.ladder import LadderError, load_ladder
+from qknorm_nb.rungs import predict_moved
 from qknorm_nb.check import run_check, format_check
 
 ROOT = Path(__file__).resolve().parent.parent  # the paths below are the repository's
