@@ -31,6 +31,7 @@ def flops_per_token(cfg: RunConfig) -> float:
     N = 12 * cfg.n_layer * cfg.n_embd ** 2 + cfg.vocab_size * cfg.n_embd  # per layer 4d² attention + 8d² MLP; wte = head
     return 6 * N + 12 * cfg.n_layer * cfg.block_size * cfg.n_embd
 
+# %% ../nbs/13_bench.ipynb #ad5f96f6
 def _sync(device: str):
     if device.startswith('cuda'): torch.cuda.synchronize()
     elif device == 'mps': torch.mps.synchronize()
@@ -60,16 +61,19 @@ def device_kind(device: str) -> str:
     kind = device.split(':')[0]
     return 'cpu-fp32' if kind == 'cpu' and cpu_bf16_speedup() < BF16_PAYS else kind
 
+# %% ../nbs/13_bench.ipynb #65cb7b26
 def fast_config(cfg: RunConfig, device: str, compile: bool = False) -> RunConfig:
     "`cfg` with this device's `FAST_SETTINGS` (and `torch.compile` when asked; some devices have settings of their own for it)."
     kind = device_kind(device)
     return cfg.replace(**FAST_SETTINGS.get(f'{kind}+compile' if compile else kind, FAST_SETTINGS[kind]), compile=compile)
 
+# %% ../nbs/13_bench.ipynb #73636c65
 def random_tokens(vocab_size: int, n: int = 1 << 21, seed: int = 0) -> np.ndarray:
     "n uniformly random token ids (uint16 when they fit, as `prepare` stores them)."
     dtype = np.uint16 if vocab_size <= 1 << 16 else np.int32
     return np.random.default_rng(seed).integers(0, vocab_size, n).astype(dtype)
 
+# %% ../nbs/13_bench.ipynb #7b31de1a
 def baseline_step(cfg: RunConfig, tokens: np.ndarray, device: str):
     "nanoGPT's step in fp32 eager: forward, backward, clip, AdamW; no schedule, probes or loss sync."
     torch.manual_seed(cfg.seed)
@@ -84,6 +88,7 @@ def baseline_step(cfg: RunConfig, tokens: np.ndarray, device: str):
         opt.step(); opt.zero_grad(set_to_none=True)
     return step, None
 
+# %% ../nbs/13_bench.ipynb #0c92044d
 def project_step(cfg: RunConfig, tokens: np.ndarray, device: str):
     "This project's step (`train_step`) with `cfg`'s switches, and its probe as `train` runs it (None if probes are off)."
     model, opt, fwd, autocast = build(cfg, device)
@@ -93,6 +98,7 @@ def project_step(cfg: RunConfig, tokens: np.ndarray, device: str):
     def probe(): run_probes(model, xprobe, autocast)
     return step, (probe if cfg.probe_every else None)
 
+# %% ../nbs/13_bench.ipynb #75a386c1
 COHORT_SIZE = dict(cpu=7, core=6)  # the issue's 7-LR cohort on a CPU; core's six learning rates per arm and seed
 
 def cohort_step(cfg: RunConfig, tokens: np.ndarray, device: str, members: int):
@@ -109,6 +115,7 @@ def cohort_step(cfg: RunConfig, tokens: np.ndarray, device: str, members: int):
         loss.tolist()  # the per-member divergence check's sync, as train_cohort does
     return step, None
 
+# %% ../nbs/13_bench.ipynb #812cd21e
 def variants(cfg: RunConfig, device: str, compile: bool = True, members: int = 0) -> dict:
     "name -> the RunConfig each variant trains with (`baseline` ignores every switch); `cohort` has `members` members."
     v = dict(baseline=cfg, project=cfg, **{'project-noprobe': cfg.replace(probe_every=0)}, fast=fast_config(cfg, device))
@@ -116,6 +123,7 @@ def variants(cfg: RunConfig, device: str, compile: bool = True, members: int = 0
     if members > 1: v['cohort'] = fast_config(cfg, device)
     return v
 
+# %% ../nbs/13_bench.ipynb #dc941683
 def make_step(name: str, cfg: RunConfig, tokens, device: str, members: int = 1):
     "A variant's (step, probe) closures; probe is None where the variant does not probe."
     if name == 'cohort': return cohort_step(cfg, tokens, device, members)
@@ -151,6 +159,7 @@ def _status_mb(key: str) -> float | None:
             if line.startswith(key + ':'): return int(line.split()[1]) / 1024
     except OSError: return None
 
+# %% ../nbs/13_bench.ipynb #8d67aedc
 def _reset_peak_rss() -> float:
     "Reset the kernel's peak-RSS mark to the current RSS (Linux ≥ 4.0) and return the current RSS in MiB."
     try: open('/proc/self/clear_refs', 'w').write('5')
@@ -162,10 +171,12 @@ def _peak_rss() -> float:
     hwm = _status_mb('VmHWM')
     return hwm if hwm is not None else _maxrss_mb()
 
+# %% ../nbs/13_bench.ipynb #326aa762
 def _maxrss_mb() -> float:  # the process's lifetime peak: macOS reports bytes, Linux KiB
     r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return r / 2**20 if sys.platform == 'darwin' else r / 1024
 
+# %% ../nbs/13_bench.ipynb #20cbbe1a
 def _memory_of(name: str, cfg: dict, device: str, members: int = 1, steps: int = 3) -> float:
     cfg = RunConfig(**cfg)
     tokens = random_tokens(cfg.vocab_size, 1 << 20)
@@ -177,6 +188,7 @@ def _memory_of(name: str, cfg: dict, device: str, members: int = 1, steps: int =
     _sync(device)
     return torch.cuda.max_memory_allocated() / 2**20 if device.startswith('cuda') else _peak_rss() - base
 
+# %% ../nbs/13_bench.ipynb #37a44ff1
 def peak_memory_mb(name: str, cfg: RunConfig, device: str, members: int = 1) -> float:
     "Peak memory (MiB) of a few steps of variant `name` with `cfg` on `device`."
     if device.startswith('cuda'): return _memory_of(name, cfg.to_dict(), device, members)
@@ -194,6 +206,7 @@ def bench_config(shape: str, device: str, **overrides) -> RunConfig:
     if device_kind(device) == 'cpu-fp32': kw.update(dtype='float32')  # the core preset's bf16 would be emulated, ~10× slower
     return make_config(shape, **{**kw, **overrides})
 
+# %% ../nbs/13_bench.ipynb #ab4a9fe6
 def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
           device: str = 'auto',   # 'auto' picks cuda > mps > cpu
           rounds: int = 5,        # interleaved rounds
@@ -234,11 +247,13 @@ def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
                              batch_size=cfg.batch_size))
     return pd.DataFrame(rows)
 
+# %% ../nbs/13_bench.ipynb #289525a6
 def with_probes(timed: dict, k: str, probe_every: int) -> float:
     "Tokens/s of variant k with its probe's time spread over `probe_every` steps (the step's alone without a probe)."
     if k + ':probe' not in timed or not probe_every: return timed[k]
     return 1 / (1 / timed[k] + 1 / (probe_every * timed[k + ':probe']))  # seconds per token: step + probe / cadence
 
+# %% ../nbs/13_bench.ipynb #245c4bf2
 def _describe(k, c, members=0):
     if k == 'baseline': return 'fp32 eager, SDPA, torch AdamW (foreach), no probes'
     if k == 'cohort': return f"{members} members as one batched model, {c.dtype}, attention {c.attn_impl}, no probes"
@@ -250,6 +265,7 @@ def _one_step(tmp: Path) -> dict:
     "RunConfig fields of a one-step cpu-preset run whose data is cached under `tmp`."
     return dict(max_iters=1, warmup_iters=0, eval_iters=1, data_dir=str(tmp / 'data'), threads=torch.get_num_threads())
 
+# %% ../nbs/13_bench.ipynb #d58a54ce
 def _overhead(inproc, notebook: str, params, out: Path) -> dict:
     "Seconds of `inproc()`, and of `notebook` with `params(i)` through papermill (the sweep's `execute_notebook`) in a fresh kernel and in a kept one."
     from qknorm_nb.kernels import execute_notebook, find_notebook, drop_warm_kernel
@@ -262,6 +278,7 @@ def _overhead(inproc, notebook: str, params, out: Path) -> dict:
     finally: drop_warm_kernel()
     return dict(papermill_s=fresh, inprocess_s=inproc_s, overhead_s=fresh - inproc_s, kept_s=kept, kept_overhead_s=kept - inproc_s)
 
+# %% ../nbs/13_bench.ipynb #405a9369
 def papermill_overhead(tmp=None) -> dict:
     "Seconds papermill adds to one cell: a one-step cell through papermill minus the same run in-process."
     from qknorm_nb.train import train
@@ -272,6 +289,7 @@ def papermill_overhead(tmp=None) -> dict:
     return _overhead(lambda: train(cfg.replace(seed=1), tmp / 'inproc'), '10_train.ipynb',
                      lambda i: dict(preset='cpu', out_dir=str(tmp / f'cell{i}'), seed=2, **kw), tmp / 'cell.ipynb')
 
+# %% ../nbs/13_bench.ipynb #889fce12
 def cohort_papermill_overhead(members: int = 10, tmp=None) -> dict:
     "Seconds papermill adds to one cohort notebook of `members` one-step cpu-preset cells, in all and per member."
     from qknorm_nb.cohort import train_cohort
@@ -284,6 +302,7 @@ def cohort_papermill_overhead(members: int = 10, tmp=None) -> dict:
                                  cohort_dir=str(tmp / f'ck{j}'), **kw), tmp / 'cohort.ipynb')
     return dict(members=members, **r, per_member_s=r['overhead_s'] / members, kept_per_member_s=r['kept_overhead_s'] / members)
 
+# %% ../nbs/13_bench.ipynb #0a00276a
 def prepare_speed(dataset: str = 'builtin', tokenizer: str = 'bytes', tokens: int = 5_000_000, tmp=None) -> dict:
     "MB/s of text that `prepare` turns into a fresh token cache (read, tokenise, write)."
     from qknorm_nb.data import prepare
@@ -313,6 +332,7 @@ def cohort_speed(n_members: int = 7, max_iters: int = 100, threads: int | None =
                 speedup=t_lone / t_coh, lrs=lrs, lone_loss=[s['final_val_loss'] for s in a],
                 cohort_loss=[s['final_val_loss'] for s in b])
 
+# %% ../nbs/13_bench.ipynb #8f1922c7
 def parallelism(n_cells: int = 4, workers: int | None = None, max_iters: int = 100, tmp=None) -> dict:
     "Wall seconds for `n_cells` cpu-preset cells as `workers` single-thread processes vs one `workers`-thread process."
     from qknorm_nb.sweep import run_study
@@ -336,6 +356,7 @@ def _cell_params(cfg: RunConfig, shape: str) -> dict:
     base = make_config(shape).to_dict()
     return dict(preset=shape, **{k: v for k, v in cfg.to_dict().items() if v != base.get(k)})
 
+# %% ../nbs/13_bench.ipynb #d3f48b9e
 def whole_run(shape: str = 'cpu',          # a preset: the cell's shape and schedule
               device: str = 'cpu',
               max_iters: int | None = None, # steps of each run (None: the preset's)
@@ -377,7 +398,6 @@ def whole_run(shape: str = 'cpu',          # a preset: the cell's shape and sche
     out['step_vs_bare'] = (tok / sp['train_step']) / out['bare_tokens_per_s']  # train's own steps, without eval/probes/ckpt
     return out
 
-
 # %% ../nbs/13_bench.ipynb #418ecb81
 def environment(device: str) -> dict:
     "What the numbers were measured on."
@@ -389,6 +409,7 @@ def environment(device: str) -> dict:
     d['fast_kind'] = device_kind(device)
     return d
 
+# %% ../nbs/13_bench.ipynb #d38723bb
 def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, rounds: int = 5, steps_per_round: int = 3,
               compile: bool = True, memory: bool = True, cohort: bool = True, overhead: bool = True,
               cohort_run: bool = False, parallel: bool = False, whole: bool = True, out: str | Path | None = None, log=print,
@@ -424,6 +445,7 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
         log(f"saved {out}")
     return res
 
+# %% ../nbs/13_bench.ipynb #68b4678f
 class _Absent:
     "A field a results file lacks (saved before it was measured): prints as '–' in any format, and stays absent in arithmetic."
     def __format__(self, spec): return '–'
@@ -433,6 +455,7 @@ class _Fields(dict):
     "A section of saved results whose missing fields read as `_Absent`: one format for files of every age."
     def __missing__(self, key): return _Absent()
 
+# %% ../nbs/13_bench.ipynb #a8fee60b
 def format_results(res: dict) -> str:
     "The results as text: environment, the step table, sweep-level costs, then the ratios to baseline."
     import pandas as pd
