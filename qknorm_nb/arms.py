@@ -21,6 +21,7 @@ def gained(f):
         return f(x, None, eps) * w
     return norm
 
+# %% ../nbs/00a_arms.ipynb #cbac2670
 def l2_gain_init(block_size: int) -> float:
     "Henry et al.'s initial logit scale g0 = log2(L² − L) for sequences of length L."
     return math.log2(block_size ** 2 - block_size)
@@ -64,10 +65,12 @@ def variant(qk_norm: str) -> Variant:
     if qk_norm not in VARIANTS: raise ValueError(f"qk_norm={qk_norm!r} is not one of {', '.join(map(repr, VARIANTS))}")
     return VARIANTS[qk_norm]
 
+# %% ../nbs/00a_arms.ipynb #28791fe5
 def z_loss_of(cfg) -> float:
     "The z-loss coefficient a run trains with: its config's plus its arm's."
     return cfg.z_loss + variant(cfg.qk_norm).z_loss
 
+# %% ../nbs/00a_arms.ipynb #82d22a9a
 def arm_name(v):
     "The arm a study or ladder file names: `off` means 'none', and so does False, which is what YAML reads a bare `off` as."
     return 'none' if v is False or v == 'off' else v
