@@ -13,7 +13,8 @@ import pandas as pd
 import yaml
 from .config import is_num
 from .files import ENDED  # the statuses of an ended cell, declared once (00_files)
-from .metrics import OFF, ResultsError, tidy_runs, text_entropies
+from .metrics import OFF, ResultsError, tidy_runs, text_entropies, design_axes, quoted
+from .files import CURVE
 from .verdicts import crossing
 
 # %% auto #0
@@ -66,7 +67,8 @@ def loss_cube(df: pd.DataFrame, # results of the study (the ended cells)
               arms: dict,       # the rule's arms: {off: 'none', on: <variant>}
              ) -> tuple:
     "(losses (depth, lr, arm, seed), depths, lrs, seeds): the balanced design the rule reads; a `ResultsError` if it is not balanced."
-    r = tidy_runs(df[df['qk_norm'].isin([arms['off'], arms['on']])], ['qk_norm', 'n_layer'])
+    if design_axes(df): raise ResultsError(f"the rule reads one design; these results vary {quoted(design_axes(df))}: split them first")
+    r = tidy_runs(df[df['qk_norm'].isin([arms['off'], arms['on']])], list(CURVE))
     depths, lrs, seeds = (sorted(r[c].unique()) for c in ('n_layer', 'lr', 'seed'))
     idx = pd.MultiIndex.from_product([depths, lrs, [arms['off'], arms['on']], seeds], names=['n_layer', 'lr', 'qk_norm', 'seed'])
     s = r.set_index(['n_layer', 'lr', 'qk_norm', 'seed'])['loss'].reindex(idx)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 import numpy as np
 import pandas as pd
-from .metrics import OFF, tidy_runs, optimal_lr, fmt_num
+from .metrics import OFF, tidy_runs, optimal_lr, fmt_num, per_facet
+from .files import CURVE, ARM, DEPTH
 from .verdicts import CRITERIA, USEFUL, useful_bar, failure_lr, necessity_bracket
 
 # %% auto #0
@@ -22,13 +23,14 @@ MARGINS = (0.0, 0.05, 0.1)  # nats: the rule's margins of the necessity threshol
 def _edge_rows(df, on, useful, label):
     "The (not-)useful or failure edge of each arm as rows: lo = last LR every seed passed, hi = first LR a seed failed."
     out = []
-    for a, f in failure_lr(df, ['qk_norm', 'n_layer'], useful=useful).set_index('qk_norm').iterrows():
+    for a, f in failure_lr(df, list(CURVE), useful=useful).set_index(ARM).iterrows():
         if a not in (OFF, on): continue
         out.append(dict(n_layer=f['n_layer'], quantity=f'{label} {a}', lo=f['lr_trained'], hi=f['lr_first_fail'],
                         point=f['lr50'], censored=f['censored']))
     return out
 
 # %% ../nbs/06e_criteria.ipynb #7f9ddc0f
+@per_facet
 def criterion_table(df: pd.DataFrame,       # one rung's results: both arms, one shape, with h1, h2 (`add_entropies`)
                     on: str = 'layernorm',  # the QK-norm arm compared with the off arm
                     criteria=tuple(CRITERIA), # the usefulness criteria, primary first
@@ -36,11 +38,11 @@ def criterion_table(df: pd.DataFrame,       # one rung's results: both arms, one
                    ) -> pd.DataFrame:
     "One row per (criterion, quantity): its bar (nats) and bracket [lo, hi] of LRs, the point inside and how it is censored."
     df = df[df['qk_norm'].isin([OFF, on])]
-    opt = optimal_lr(df, ['qk_norm', 'n_layer']).set_index(['qk_norm', 'n_layer'])['lr_star']
-    own = pd.Series([opt[k] for k in zip(df['qk_norm'], df['n_layer'])], index=df.index)
+    opt = optimal_lr(df, list(CURVE)).set_index(list(CURVE))['lr_star']
+    own = pd.Series([opt[k] for k in zip(df[ARM], df[DEPTH])], index=df.index)
     above = df[df['lr'].astype(float) >= own]  # the not-useful edge is read above each arm's optimum (per depth)
     rows = [dict(criterion='diverged', bar=np.nan, **r) for r in _edge_rows(df, on, None, 'failure_lr')]
-    tidy = tidy_runs(df, ['qk_norm', 'n_layer'])
+    tidy = tidy_runs(df, list(CURVE))
     for c in criteria:
         bar = useful_bar(tidy, c)
         rows += [dict(criterion=c, bar=bar[r['n_layer']], **r) for r in _edge_rows(above, on, c, 'useful_lr')]
@@ -51,12 +53,14 @@ def criterion_table(df: pd.DataFrame,       # one rung's results: both arms, one
     return pd.DataFrame(rows)
 
 # %% ../nbs/06e_criteria.ipynb #ccea22e2
+def _axes(ct): return list(ct.columns[:list(ct.columns).index('criterion')])  # the design axes `per_facet` put before it
+
 def across_criteria(ct: pd.DataFrame) -> pd.DataFrame:
     "Per quantity: the bracket shared by every criterion (lo, hi), whether they agree, and each criterion's bracket in words."
-    rows = []
-    for (L, q), g in ct[ct.criterion != 'diverged'].groupby(['n_layer', 'quantity'], sort=False):
+    rows, key = [], [*_axes(ct), DEPTH, 'quantity']  # a study's other design axes first (`per_facet`), each value apart
+    for k, g in ct[ct.criterion != 'diverged'].groupby(key, sort=False):
         lo, hi = g['lo'].fillna(0.0).max(), g['hi'].fillna(np.inf).min()
-        rows.append(dict(n_layer=L, quantity=q, lo=lo, hi=hi, agree=bool(lo <= hi * (1 + 1e-9)) and g['censored'].nunique() == 1,  # censored alike too
+        rows.append(dict(zip(key, k), lo=lo, hi=hi, agree=bool(lo <= hi * (1 + 1e-9)) and g['censored'].nunique() == 1,  # censored alike too
                          each='; '.join(f"{c}: [{fmt_num(a, '–')}, {fmt_num(b, '–')}]{' ' + s if s else ''}"
                                         for c, a, b, s in zip(g['criterion'], g['lo'], g['hi'], g['censored']))))
     return pd.DataFrame(rows)
@@ -64,13 +68,14 @@ def across_criteria(ct: pd.DataFrame) -> pd.DataFrame:
 # %% ../nbs/06e_criteria.ipynb #rc01b
 def rule_changes(ct: pd.DataFrame, new: str = USEFUL, old: str = 'best_plus_0.5') -> pd.DataFrame:
     "The quantities of `criterion_table` output whose bracket or censoring differs between criterion `new` and `old`."
-    a, b = (ct[ct.criterion == c].set_index(['n_layer', 'quantity']) for c in (new, old))
+    key = [*_axes(ct), DEPTH, 'quantity']
+    a, b = (ct[ct.criterion == c].set_index(key) for c in (new, old))
     same = lambda x, y: (x == y) or (x != x and y != y)  # NaN: an open end on both sides
-    rows = [dict(n_layer=k[0], quantity=k[1], new=f"[{fmt_num(a.at[k, 'lo'], '–')}, {fmt_num(a.at[k, 'hi'], '–')}]{' ' + a.at[k, 'censored'] if a.at[k, 'censored'] else ''}",
+    rows = [dict(zip(key, k), new=f"[{fmt_num(a.at[k, 'lo'], '–')}, {fmt_num(a.at[k, 'hi'], '–')}]{' ' + a.at[k, 'censored'] if a.at[k, 'censored'] else ''}",
                  old=f"[{fmt_num(b.at[k, 'lo'], '–')}, {fmt_num(b.at[k, 'hi'], '–')}]{' ' + b.at[k, 'censored'] if b.at[k, 'censored'] else ''}")
             for k in a.index if k in b.index and not (same(a.at[k, 'lo'], b.at[k, 'lo']) and same(a.at[k, 'hi'], b.at[k, 'hi'])
                                                       and a.at[k, 'censored'] == b.at[k, 'censored'])]
-    return pd.DataFrame(rows, columns=['n_layer', 'quantity', 'new', 'old'])
+    return pd.DataFrame(rows, columns=[*key, 'new', 'old'])
 
 # %% ../nbs/06e_criteria.ipynb #rc02a
 def rule_change_words(tables: dict, # name (a rung, a study) -> its results table (with h1, h2)
@@ -80,7 +85,8 @@ def rule_change_words(tables: dict, # name (a rung, a study) -> its results tabl
     for name, df in tables.items():
         rc = rule_changes(criterion_table(df, on, criteria=(USEFUL, 'best_plus_0.5')))
         depth = (lambda L: f"{L} layers, ") if df['n_layer'].nunique() > 1 else (lambda L: '')
-        moved = '; '.join(f"{depth(r.n_layer)}{r.quantity}: {r.new} under the rule, {r.old} before" for r in rc.itertuples())
+        at = lambda r: ''.join(f"{a} {r[a]}, " for a in rc.columns[:list(rc.columns).index(DEPTH)])  # another design axis's value
+        moved = '; '.join(f"{at(r)}{depth(r['n_layer'])}{r['quantity']}: {r['new']} under the rule, {r['old']} before" for r in rc.to_dict('records'))
         out.append(f"**{name}**: " + (moved or 'no edge or threshold moved') + '.')
     return '\n\n'.join(out)
 

@@ -10,10 +10,10 @@ import datetime, hashlib, json, math, os, signal, socket, threading, time
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'RUN_SETTINGS', 'fault_point', 'reset_fault_points',
-           'pid_alive', 'wait_gone', 'remove_stale_tmp', 'replace_atomically', 'atomic_write', 'atomic_save',
-           'json_safe', 'write_json', 'write_jsonl', 'FileError', 'read_text', 'read_json', 'load_json', 'read_jsonl',
-           'need', 'check_summary', 'check_run_config', 'sha256', 'now']
+__all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'RUN_SETTINGS', 'SETTINGS', 'CURVE', 'ARM', 'DEPTH',
+           'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone', 'remove_stale_tmp', 'replace_atomically',
+           'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'FileError', 'read_text',
+           'read_json', 'load_json', 'read_jsonl', 'need', 'check_summary', 'check_run_config', 'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #952a2569
 _fault_visits = {}
@@ -187,6 +187,11 @@ def check_run_config(c, path) -> dict:
     if not isinstance(c, dict): raise FileError(path, f"holds {json.dumps(c)[:40]}, not a JSON object")
     for k, kind in RUN_SETTINGS.items(): need(path, c, k, kind)
     return c
+
+# %% ../nbs/00_files.ipynb #38734179
+SETTINGS = tuple(RUN_SETTINGS)  # the design axes every cell has: the study's cell ids and the results table's first columns
+CURVE = ('qk_norm', 'n_layer')  # one LR curve per arm and depth: what every table groups by (with `metrics.curve_key`'s other axes)
+ARM, DEPTH = CURVE
 
 # %% ../nbs/00_files.ipynb #6433174c
 def sha256(path, limit=None) -> str:

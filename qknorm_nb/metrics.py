@@ -11,21 +11,21 @@ import numpy as np
 import pandas as pd
 import json
 from pathlib import Path
-from .files import ENDED, load_json, write_json  # run and cell statuses, declared once; the race-free reader
+import functools
+from .files import ENDED, SETTINGS, CURVE, ARM, load_json, write_json  # statuses and the design, declared once (00_files); the race-free reader
 
 # %% auto #0
-__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'BY', 'SPLIT', 'ENTROPIES', 'WORTSMAN_LRS', 'ResultsError', 'quoted', 'check_results',
-           'loss_at_init', 'failed', 'capped_loss', 'group_key', 'fmt_num', 'tidy_runs', 'text_entropies', 'split_key',
-           'split_entropies', 'add_entropies', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds',
-           'curve_seeds', 'optimal_lr', 't_quantile', 't_interval', 'welch_interval', 'qk_variants',
-           'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals',
-           'first_step']
+__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'SPLIT', 'ENTROPIES', 'WORTSMAN_LRS', 'SENS_COLS', 'ResultsError', 'quoted',
+           'check_results', 'loss_at_init', 'failed', 'capped_loss', 'group_key', 'fmt_num', 'tidy_runs', 'design_axes',
+           'curve_key', 'per_facet', 'text_entropies', 'split_key', 'split_entropies', 'add_entropies', 'lr_curves',
+           'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds', 'curve_seeds', 'optimal_lr', 't_quantile', 't_interval',
+           'welch_interval', 'qk_variants', 'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid',
+           'edge_lrs', 'probe_signals', 'first_step']
 
 # %% ../nbs/06_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
 STATUSES = ENDED  # the statuses a results table may hold (00_files)
-REQUIRED = ('qk_norm', 'lr', 'n_layer', 'seed', 'status', 'l0', 'final_val_loss')
-BY = ('qk_norm', 'n_layer')  # one LR curve per arm and depth
+REQUIRED = (*SETTINGS, 'status', 'l0', 'final_val_loss')  # the run settings (00_files) and what the analysis reads of a run
 
 class ResultsError(ValueError):
     "The results table cannot be analysed as given; the message names the column or value and what is allowed."
@@ -55,7 +55,7 @@ def check_results(df: pd.DataFrame, # the study results table, one row per run
         if not np.isfinite(v).any(): bad = df.index
         if len(bad): raise ResultsError(f"l0 must be a finite positive number in every finished row; row(s) {list(bad[:5])} have {list(df['l0'][bad[:5]])}")
     for c in cols:
-        if c in ('qk_norm', 'n_layer', 'seed') or c not in REQUIRED:
+        if c in (*CURVE, 'seed') or c not in REQUIRED:
             if c != 'final_val_loss' and df[c].isna().any():
                 raise ResultsError(f"{c} is missing (NaN) in row(s) {list(df.index[df[c].isna()][:5])}")
     return df
@@ -93,9 +93,9 @@ def capped_loss(df: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(fail, loss_at_init(df), _final(df)), index=df.index, name='capped_loss')
 
 # %% ../nbs/06_metrics.ipynb #6275f48c
-def _runs(df, by=BY):
-    "Checked, tidy runs: `by` columns, lr, seed, capped loss, fail and crash flags, l0."
-    by = list(by)
+def _runs(df, by=None):
+    "Checked, tidy runs: `by` columns (None: `curve_key`), lr, seed, capped loss, fail and crash flags, l0."
+    by = curve_key(df) if by is None else list(by)
     check_results(df, REQUIRED + tuple(c for c in by if c not in REQUIRED))
     r = df[by + [c for c in ('lr', 'seed') if c not in by]].copy()
     r['lr'] = r['lr'].astype(float)
@@ -119,10 +119,36 @@ def fmt_num(x, missing='NaN') -> str:
     return missing if x is None or x != x else f'{x:.3g}'  # (the format itself writes 'inf' and '-inf')
 
 def tidy_runs(df: pd.DataFrame, # study results table
-              by=BY,            # grouping columns kept beside lr and seed
+              by=None,          # grouping columns kept beside lr and seed (None: `curve_key`)
              ) -> pd.DataFrame:
     "The checked, tidy runs every metric starts from: `by`, lr, seed, capped `loss`, `fail`, `crash`, `l0`."
     return _runs(df, by)
+
+# %% ../nbs/06_metrics.ipynb #ec36df62
+def design_axes(df: pd.DataFrame) -> list:
+    "The config columns of `df` besides the run settings (`files.SETTINGS`) that take more than one value: a study's other axes."
+    from qknorm_nb.config import FIELD_TYPES, RUNTIME_FIELDS  # what a config field is (00b_config), asked only here
+    return [c for c in df.columns if c in FIELD_TYPES and c not in SETTINGS and c not in RUNTIME_FIELDS
+            and df[c].astype(str).nunique() > 1]
+
+def curve_key(df: pd.DataFrame) -> list:
+    "The key of one LR curve of `df`: arm and depth (`files.CURVE`), then each other design axis `df` varies."
+    return [*CURVE, *design_axes(df)]
+
+# %% ../nbs/06_metrics.ipynb #13f9e587
+def per_facet(f):
+    "`f(df, ...)` once per value of `design_axes(df)`, stacked with those columns first; plain `f` when `df` varies none."
+    @functools.wraps(f)
+    def g(df, *a, **kw):
+        ax = design_axes(df)
+        if not ax: return f(df, *a, **kw)
+        cut = lambda v, k: (v[(v[ax].astype(str) == [str(x) for x in k]).all(axis=1)].drop(columns=ax)
+                            if isinstance(v, pd.DataFrame) and set(ax) <= set(v.columns) else v)
+        parts = [f(sub, *a, **{n: cut(v, k) for n, v in kw.items()}).assign(**group_key(ax, k))
+                 for k, sub in df.groupby(ax, sort=True, dropna=False)]
+        out = pd.concat(parts, ignore_index=True)
+        return out[[*ax, *(c for c in out.columns if c not in ax)]]
+    return g
 
 # %% ../nbs/06_metrics.ipynb #a443c4d6
 def text_entropies(tokens) -> dict:
@@ -174,10 +200,10 @@ def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True,
 
 # %% ../nbs/06_metrics.ipynb #66dcf6c1
 def lr_curves(df: pd.DataFrame, # study results table
-              by=BY,            # one curve per value of these columns
+              by=None,          # one curve per value of these columns (None: `curve_key`)
              ) -> pd.DataFrame:
     "Per (`by`, lr): mean, std, min, max of the capped loss over seeds, seeds, failed runs, crashed runs, mean l0."
-    by = list(by)
+    by = curve_key(df) if by is None else list(by)
     r = _runs(df, by)
     out = r.groupby(by + ['lr']).agg(mean=('loss', 'mean'), std=('loss', 'std'), min=('loss', 'min'),
                                      max=('loss', 'max'), n_seeds=('loss', 'size'), n_diverged=('fail', 'sum'),
@@ -196,12 +222,14 @@ def _missing(have, lrs):
     "The LRs of `lrs` that `have` lacks, as text ('' when none is missing)."
     return ', '.join(f'{x:.3g}' for x in lrs if not on_lrs([x], list(have) or [np.nan])[0])
 
+SENS_COLS = ('lr_sens', 'lr_sens_seed_mean', 'lr_sens_seed_std', 'n_seeds', 'loss_star', 'l0', 'n_lr', 'lr_min', 'lr_max', 'lrs', 'missing')
+
 def lr_sensitivity(df: pd.DataFrame, # study results table
-                   by=BY,            # one value per group of these columns
+                   by=None,          # one value per group of these columns (None: `curve_key`)
                    lrs=None,         # exactly these LRs, e.g. WORTSMAN_LRS (a group lacking one gets NaN); None: the full grid
                   ) -> pd.DataFrame:
     "Wortsman et al.'s LR sensitivity per group: on the seed-mean curve (headline) and per seed (mean, std)."
-    by = list(by)
+    by = curve_key(df) if by is None else list(by)
     rows = []
     r = _runs(df, by)
     if lrs is not None: r = r[on_lrs(r['lr'], lrs)]
@@ -216,11 +244,11 @@ def lr_sensitivity(df: pd.DataFrame, # study results table
                      'n_seeds': len(per_seed), 'loss_star': curve.min(), 'l0': g['l0'].mean(),
                      'n_lr': len(curve), 'lr_min': curve.index.min(), 'lr_max': curve.index.max(),
                      'lrs': ', '.join(f'{x:.3g}' for x in curve.index), 'missing': miss})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=[*by, *SENS_COLS])  # no group ran one of `lrs`: no rows, and the columns still there
 
-def lr_sensitivity_seeds(df: pd.DataFrame, by=BY, lrs=None) -> pd.DataFrame:
+def lr_sensitivity_seeds(df: pd.DataFrame, by=None, lrs=None) -> pd.DataFrame:
     "LR sensitivity per (group, seed), each seed against its own ℓ*: with `lrs`, the seeds that ran exactly every one of them; else the curve seeds over their common LRs."
-    by = list(by)
+    by = curve_key(df) if by is None else list(by)
     r = _runs(df, by)
     if lrs is not None: r = r[on_lrs(r['lr'], lrs)]
     rows = []
@@ -241,10 +269,10 @@ def curve_seeds(g: pd.DataFrame) -> tuple:
 
 # %% ../nbs/06_metrics.ipynb #1c7cacad
 def optimal_lr(df: pd.DataFrame, # study results table
-               by=BY,            # one optimum per group of these columns
+               by=None,          # one optimum per group of these columns (None: `curve_key`)
               ) -> pd.DataFrame:
     "The grid LR with the lowest seed-mean capped loss (`lr_star`) and that loss (`loss_star`) per group."
-    by = list(by)
+    by = curve_key(df) if by is None else list(by)
     rows = []
     for k, c in lr_curves(df, by).groupby(by):
         c = c.sort_values('lr')
@@ -339,12 +367,12 @@ def _pick_on(df, on):
 
 def gap_curves(df: pd.DataFrame,     # study results table
                on: str|None = None,   # the QK-norm variant compared with 'none' (None: the only one present)
-               by=('n_layer',),       # one gap curve per group of these columns
+               by=None,               # one gap curve per group of these columns (None: `curve_key` but the arm)
                alpha: float = 0.05,   # 1 - confidence level
               ) -> pd.DataFrame:
     "Per (`by`, lr): the gap ℓ_off − ℓ_on of capped losses, paired by seed, with its std and t interval."
-    on, by = _pick_on(df, on), list(by)
-    r = _runs(df[df['qk_norm'].isin([OFF, on])], ['qk_norm'] + by)
+    on, by = _pick_on(df, on), [c for c in curve_key(df) if c != ARM] if by is None else list(by)
+    r = _runs(df[df[ARM].isin([OFF, on])], [ARM] + by)
     rows = []
     for k, g in r.groupby(by + ['lr']):
         off, onr = (g[g['qk_norm'] == a].set_index('seed') for a in (OFF, on))
@@ -423,17 +451,17 @@ def edge_lrs(fl: pd.DataFrame,  # `failure_lr` output: lr_trained, lr_first_fail
              df: pd.DataFrame,  # the results table the brackets came from
             ) -> pd.DataFrame:
     "Per arm and depth: the LRs at and just above its failure bracket and the highest LR where a run trained, one row each."
-    r = tidy_runs(df)
-    top = r[~r['fail']].groupby(['qk_norm', 'n_layer'])['lr'].max()
+    r, key = tidy_runs(df), curve_key(df)
+    top = r[~r['fail']].groupby(key)['lr'].max()
     rows = []
-    for f in fl.itertuples():
-        edge = f.lr_trained if np.isfinite(f.lr_first_fail) else np.nan  # no failure on the grid: no edge to be at
-        picks = (('at edge (all trained)', edge), ('just above (first failure)', f.lr_first_fail),
-                 ('highest LR that trained', top.get((f.qk_norm, f.n_layer), np.nan)))
+    for f in fl.to_dict('records'):
+        edge = f['lr_trained'] if np.isfinite(f['lr_first_fail']) else np.nan  # no failure on the grid: no edge to be at
+        picks = (('at edge (all trained)', edge), ('just above (first failure)', f['lr_first_fail']),
+                 ('highest LR that trained', top.get(tuple(f[c] for c in key), np.nan)))
         for what, lr in picks:
-            if np.isfinite(lr): rows.append(dict(qk_norm=f.qk_norm, n_layer=f.n_layer, lr=float(lr), why=what))
-    out = pd.DataFrame(rows, columns=['qk_norm', 'n_layer', 'lr', 'why'])
-    return out.groupby(['qk_norm', 'n_layer', 'lr'], as_index=False)['why'].agg(' and '.join)
+            if np.isfinite(lr): rows.append({**{c: f[c] for c in key}, 'lr': float(lr), 'why': what})
+    out = pd.DataFrame(rows, columns=[*key, 'lr', 'why'])
+    return out.groupby([*key, 'lr'], as_index=False)['why'].agg(' and '.join)
 
 # %% ../nbs/06_metrics.ipynb #2a93847e
 def probe_signals(m: pd.DataFrame) -> pd.DataFrame:

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from IPython.display import Markdown, display
 from .arms import VARIANTS, QK_NORMS
-from .files import load_json, read_jsonl, ENDED
+from .files import load_json, read_jsonl, ENDED, CURVE
 from .config import RUNTIME_FIELDS
-from .metrics import OFF, fmt_num, tidy_runs
+from .metrics import OFF, fmt_num, tidy_runs, curve_key, design_axes
 from .verdicts import USEFUL, NOT_USEFUL_WORDS, MARGIN, plateau_lrs, necessity_bracket
 from .scaling import SCALE_QUANTITIES, COMPARISONS, COLS, Q_WORDS, arms_of
 from .plots import load_metrics
@@ -25,10 +25,10 @@ from .check import when
 # %% auto #0
 __all__ = ['PAGE_QUANTITIES', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms', 'arm_key',
            'cap_pair', 'gap_interval', 'shown_quantities', 'git_top', 'first_commit', 'first_file', 'made_before',
-           'draw_point', 'band', 'refine_cost', 'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data',
-           'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of', 'trend_words', 'step_trend_words',
-           'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow', 'target_differs', 'weak_links',
-           'predicted', 'interval_width', 'margin_words', 'necessity_words']
+           'draw_point', 'band', 'facet_views', 'refine_cost', 'fit_words', 'failure_kind', 'last_probe',
+           'first_signal', 'study_data', 'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of',
+           'trend_words', 'step_trend_words', 'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow',
+           'target_differs', 'weak_links', 'predicted', 'interval_width', 'margin_words', 'necessity_words']
 
 # %% ../nbs/15_pages.ipynb #7797b76f
 def md(s: str):
@@ -143,21 +143,30 @@ def band(trend: dict, xg, level: float = 0.95) -> tuple:
     mid = trend['intercept'] + trend['slope'] * lx
     return tuple(10 ** v if trend['log_y'] else v for v in (mid, lo, hi))
 
+# %% ../nbs/15_pages.ipynb #b5dff50a
+def facet_views(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    "The study page's sections: (title, rows) per value of the design axes `df` varies besides arm and depth; [('', df)] when none."
+    ax = design_axes(df)
+    name = lambda v: Path(v).name if isinstance(v, str) and '/' in v else v  # a local text file by its name
+    return [(', '.join(f"{a} = {name(x)}" for a, x in zip(ax, k if isinstance(k, tuple) else (k,))), g)
+            for k, g in df.groupby(ax, sort=True)] if ax else [('', df)]
+
 # %% ../nbs/15_pages.ipynb #193d32bb
 def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
                 spec: dict,       # its study.json, with a `refine` block
                ) -> str:
     "What refinement bought, in a sentence: the widest refined bracket, and the cells a uniform grid at that resolution would need; '' when no refined edge has a finite bracket."
     ref = spec['refine']
-    lrs, arms, depths, seeds = (sorted(df[c].unique()) for c in ('lr', 'qk_norm', 'n_layer', 'seed'))
+    lrs, arms, depths, seeds = (sorted(df[c].unique()) for c in ('lr', *CURVE, 'seed'))
+    n_fx = df.groupby(design_axes(df)).ngroups if design_axes(df) else 1  # the values of a study's other design axes
     b = brackets(df, ref)
     b = b[b['kind'].isin(ref['edges']) & np.isfinite(b['ratio'])]
     if b.empty: return ''
     worst = float(b['ratio'].max())
     n_lr = math.ceil(math.log(max(lrs) / min(lrs)) / math.log(worst)) + 1  # a log-uniform grid with steps <= worst
-    n_seed = int(df.groupby(['qk_norm', 'n_layer', 'lr'])['seed'].nunique().max())
+    n_seed = int(df.groupby([*curve_key(df), 'lr'])['seed'].nunique().max())
     base = len((spec.get('axes') or {}).get('seed') or seeds)
-    uni = lambda k: n_lr * len(arms) * len(depths) * k
+    uni = lambda k: n_lr * len(arms) * len(depths) * n_fx * k
     still = b[b['status'] == 'open']
     return (f"Every {' and '.join(ref['edges'])} bracket is now at most {worst:.2f}× wide ({len(b)} brackets"
             + (f"; {len(still)} still above the target {ref['target_ratio']}" if len(still) else f", all within the target {ref['target_ratio']}")
@@ -351,7 +360,7 @@ def necessity_words(m: pd.DataFrame, t: pd.DataFrame, on: str, steps: int) -> st
     s = f"at {steps} steps the necessity threshold is {iv(v, lo, hi)}"
     if np.isfinite(v): return s + f" and the gap at the optimum {iv(m.at[on, 'opt_gap'], m.at[on, 'opt_gap_lo'], m.at[on, 'opt_gap_hi'])} nats"
     if c not in ('above', 'partly above'): return s
-    flat = sorted(lr for _, lr in plateau_lrs(tidy_runs(t[t.qk_norm.isin([OFF, on])], ['qk_norm', 'n_layer'])))
+    flat = sorted(lr for _, lr in plateau_lrs(tidy_runs(t[t.qk_norm.isin([OFF, on])], list(CURVE))))
     if not flat: return s
     nb = necessity_bracket(t, [on]).iloc[0]
     return (f"at {steps} steps **QK-norm is necessary at no LR where either arm still trains usefully**: "

@@ -10,7 +10,8 @@ import math
 from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
-from .metrics import OFF, check_results, qk_variants
+from .metrics import OFF, check_results, qk_variants, design_axes, per_facet
+from .files import CURVE
 from .verdicts import MARGIN, failure_lr, necessity_bracket, optimum_gap
 
 # %% auto #0
@@ -82,6 +83,7 @@ def _status(lo, hi, target):
     if hi / lo <= target * (1 + 1e-9): return 'resolved'
     return 'at resolution' if log_mid(lo, hi) in (lo, hi) else 'open'
 
+@per_facet
 def brackets(df: pd.DataFrame, # results so far (every round)
              spec: dict,       # the `refine:` block (checked by `check_refine`)
             ) -> pd.DataFrame:
@@ -92,10 +94,10 @@ def brackets(df: pd.DataFrame, # results so far (every round)
     if qk_variants(df) and OFF in set(df['qk_norm']):
         for r in necessity_bracket(df, margin=spec['margin']).itertuples():
             rows.append(dict(kind='necessity', qk_norm=r.on, n_layer=r.n_layer, lo=r.lr_fail, hi=r.lr_hold))
-    b = pd.DataFrame(rows, columns=['kind', 'qk_norm', 'n_layer', 'lo', 'hi'])
+    b = pd.DataFrame(rows, columns=['kind', *CURVE, 'lo', 'hi'])
     b['ratio'] = b['hi'] / b['lo']
     b['status'] = [_status(lo, hi, spec['target_ratio']) for lo, hi in zip(b['lo'], b['hi'])]
-    return b.sort_values(['kind', 'qk_norm', 'n_layer'], ignore_index=True)
+    return b.sort_values(['kind', *CURVE], ignore_index=True)
 
 # %% ../nbs/06b_refine.ipynb #42248e67
 @dataclass
@@ -167,13 +169,19 @@ def plan_round(df: pd.DataFrame, # results so far, every round (a `round` column
     added = int((pd.to_numeric(df['round'], errors='coerce').fillna(0) >= 1).sum()) if 'round' in df.columns else 0
     budget = spec['max_cells'] - added
     if budget <= 0: return Plan([], 'budget spent', br)
-    have = {(q, int(L), round_lr(x), int(s)) for q, L, x, s in zip(df['qk_norm'], df['n_layer'], df['lr'], df['seed'])}
+    ax = design_axes(df)  # a study's other design axes: each value is planned apart, its cells carry its values
+    parts = [(k if isinstance(k, tuple) else (k,), g) for k, g in df.groupby(ax, sort=True)] if ax else [((), df)]
     cells, reason = [], None
-    for unit in _wanted(df, spec, br, have):  # whole units only: a budget cut drops a bracket, never part of one
-        new = list(dict.fromkeys(c for c in ((q, int(L), round_lr(x), int(s)) for q, L, x, s in unit) if c not in have))
-        if not new: continue
-        if len(cells) + len(new) > budget: reason = 'budget spent'; break
-        have.update(new); cells += new
+    for fv, g in parts:
+        have = {(q, int(L), round_lr(x), int(s)) for q, L, x, s in zip(g['qk_norm'], g['n_layer'], g['lr'], g['seed'])}
+        for unit in _wanted(g, spec, brackets(g, spec) if ax else br, have):  # whole units only: a budget cut drops a bracket, never part of one
+            new = list(dict.fromkeys(c for c in ((q, int(L), round_lr(x), int(s)) for q, L, x, s in unit) if c not in have))
+            if not new: continue
+            if len(cells) + len(new) > budget: reason = 'budget spent'; break
+            have.update(new); cells += [(*fv, *c) for c in new]
+        if reason: break
     reason = reason or ('continue' if cells else 'done: brackets below target')
-    out = [dict(qk_norm=q, lr=lr, n_layer=L, seed=s, round=round) for q, L, lr, s in sorted(cells, key=lambda c: (c[1], c[0], c[2], c[3]))]
+    n = len(ax)
+    out = [dict(qk_norm=q, lr=lr, n_layer=L, seed=s, **dict(zip(ax, c[:n])), round=round)
+           for c in sorted(cells, key=lambda c: (*c[:n], c[n + 1], c[n], c[n + 2], c[n + 3])) for q, L, lr, s in [c[n:]]]
     return Plan(out, reason, br)

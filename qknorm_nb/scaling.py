@@ -10,11 +10,11 @@ from dataclasses import dataclass
 import math
 import numpy as np
 import pandas as pd
-from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, tidy_runs, optimal_lr, lr_sensitivity_seeds,
+from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, design_axes, quoted, tidy_runs, optimal_lr, lr_sensitivity_seeds,
                                curve_seeds, t_interval, t_quantile, compared_variants, synthetic_results, fmt_num)
 from .verdicts import USEFUL, fit_fail_curve, failure_lr, not_useful, necessity_bracket, optimum_gap
 from .refine import round_lr, log_mid  # the one LR rounding and log-midpoint (06b)
-from .files import json_safe, now
+from .files import CURVE, json_safe, now
 
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
@@ -52,7 +52,8 @@ def rung_arms(df, on):
     "['none', *variants] of one rung: `compared_variants` (metrics), with the off arm first, one depth and at least one variant."
     # Not metrics' rule alone: a rung's rows are per arm with the off arm first (its comparisons sit on the variant rows),
     # so a rung needs a variant to compare (on=[] is an error, not an empty table) and one depth.
-    check_results(df, ('qk_norm', 'n_layer', 'seed'))
+    check_results(df, (*CURVE, 'seed'))
+    if design_axes(df): raise ResultsError(f"a rung has one design; this table varies {quoted(design_axes(df))}: split it first")
     Ls = sorted(set(df['n_layer']))
     if len(Ls) != 1: raise ResultsError(f"a rung has one n_layer; this table has {len(Ls)} ({', '.join(map(str, Ls))}): split it first")
     ons = compared_variants(df, on)
@@ -273,7 +274,7 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
                  ) -> pd.DataFrame:
     "One bootstrap replicate of `rung_measures`: seeds resampled (arms paired), bracketed quantities drawn log-uniformly in their intervals, seed means from their t distribution."
     m, p, u = _replicate(df, rng, rung_arms(df, on), split_seeds(df), alpha, logit_level, quantities, cache)
-    out = (m if m is not None else p[['qk_norm', 'n_layer', 'n_seeds']]).copy()
+    out = (m if m is not None else p[[*CURVE, 'n_seeds']]).copy()
     for j, q in enumerate(BRACKETED):
         v, lo, hi, _ = COLS[q]
         if v in out: out[v] = [_draw_value(x, a, b, w) for x, a, b, w in zip(out[v], out[lo], out[hi], u[j])]

@@ -15,6 +15,7 @@ from .arms import VARIANTS, arm_name
 from .config import (RunConfig, ConfigError, PRESETS, FIELD_TYPES, make_config, default_values, is_int, is_num, COHORT_FIELDS,
                               TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
 from .data import check_sources, check_texts  # whether a cell's text is here, and usable: the data's checks (01a_data)
+from .files import SETTINGS  # the run settings every cell has, declared once (00_files)
 
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_CHOICES', 'StudyError', 'SweepError',
@@ -35,7 +36,7 @@ EXECUTOR_KEYS = ('kind', 'workers', 'threads', 'gpus')
 EXECUTORS = ('local', 'slurm')
 SLURM_KEYS = ('partition', 'account', 'qos', 'gpus_per_node', 'cpus_per_task', 'mem_gb', 'timeout_min',
               'array_parallelism', 'setup', 'cluster')  # cluster: submitit's AutoExecutor cluster ('local', 'debug' to test)
-ID_AXES = ('n_layer', 'qk_norm', 'lr', 'seed')  # always in the cell id, in this order
+ID_AXES = SETTINGS  # always in the cell id (`cell_id` writes them first: depth, arm, lr, seed)
 FIELD_CHOICES = dict(qk_norm=VARIANTS, tokenizer=TOKENIZERS, dtype=DTYPES, attn_impl=ATTN_IMPLS, device=DEVICES,
                      log_to=LOGGERS, dataset=CORPORA)  # named in messages: the values a mistyped entry could have meant
                                                        # (qk_norm: the arms' table itself, read when a message is written)
@@ -219,8 +220,13 @@ def make_cell(st: Study, # the study the cell belongs to
     extra = [k for k in st.axes if k not in ID_AXES] + [k for k in over if k not in ID_AXES and k not in st.axes]
     for k, v in over.items():  # refinement names every cell by its full settings, n_layer too: fine when it agrees with fixed
         if k in st.fixed and st.fixed[k] != v: raise StudyError(f"cell settings {k}={v!r} contradict the study's fixed {k}={st.fixed[k]!r}")
+    try: cfg = make_config(st.preset, **(st.fixed | over))  # a bad value is refused before an id is built from it
+    except ConfigError as e:
+        k = (re.match(r'(\w+)=', str(e)) or (None, None))[1]  # the field the config's message names first
+        where = f"axis {k}: " if k in st.axes else f"fixed {k}: " if k in st.fixed else ''
+        raise StudyError(f"{where}{e}" + ('' if where else f" (cell {over})")) from None
     cid = cell_id(default_values() | PRESETS.get(st.preset, {}) | st.fixed | over, extra)
-    try: cfg = check_sources(make_config(st.preset, **(st.fixed | over)))  # the text it trains on must be here too
+    try: cfg = check_sources(cfg)  # the text it trains on must be here too
     except ConfigError as e: raise ConfigError(f"{cid}: {e}") from None
     return Cell(cid, cfg, dict(settings))
 

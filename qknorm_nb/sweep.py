@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
 from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, LOGGERS, is_int, is_num
-from .files import COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now
+from .files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now
 from .metrics import add_entropies
 from .probes import MEASURE_NAMES
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
@@ -24,7 +24,7 @@ from .tracking import check_tracker
 from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, clear_stop, shutdown_warm_kernels
 
 # %% auto #0
-__all__ = ['SETTINGS', 'CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'cohort_groups', 'run_cohort',
+__all__ = ['CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'cohort_groups', 'run_cohort',
            'study_tasks', 'task_cells', 'run_task', 'collect_results', 'write_results', 'visible_gpus', 'SweepResult',
            'check_writable', 'CellJob', 'sweep_slots', 'refine_round', 'data_files', 'run_study']
 
@@ -156,7 +156,6 @@ def run_task(task: dict, # one of `study_tasks`
     return {Path(task['cell_dir']).name: run_cell(**task, env=env)}
 
 # %% ../nbs/07c_sweep.ipynb #f9394fd7
-SETTINGS = ('qk_norm', 'lr', 'n_layer', 'seed')
 CONTEXT = ('n_embd', 'n_head', 'block_size', 'batch_size', 'max_iters', 'warmup_iters', 'tokenizer', 'dataset', 'dtype')
 METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'final_val_loss_full', 'final_val_tokens', 'best_val_loss', 'diverged_step', 'max_train_loss',
            'peak_train_loss_ratio', 'peak_train_loss_step', 'steps_above_l0', 'recovered',  # the run's instability record
@@ -190,7 +189,7 @@ def collect_results(study_dir):
             row[f'steps_to_{t}'] = step; targets.add(str(t))
         rows.append(row | {'round': rounds.get(sp.parent.name, 0)} | {k: s.get(k) for k in TAIL})
     steps = [f'steps_to_{t}' for t in sorted(targets, key=float, reverse=True)]
-    cols = ['cell', *SETTINGS, *extra, *CONTEXT, *METRICS, *steps, 'round', *TAIL]
+    cols = list(dict.fromkeys(['cell', *SETTINGS, *extra, *CONTEXT, *METRICS, *steps, 'round', *TAIL]))  # an axis may be a context column too
     df = pd.DataFrame(rows, columns=cols)
     for c in ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
     df = add_entropies(df, study_dir, cfgs=cfgs)  # h1, h2: the validation text's entropies, which the rule's usefulness bars read

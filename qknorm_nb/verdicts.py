@@ -9,15 +9,17 @@ from __future__ import annotations
 import math
 import numpy as np
 import pandas as pd
-from .metrics import (OFF, BY, WORTSMAN_LRS, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
+from .metrics import (OFF, WORTSMAN_LRS, curve_key, per_facet, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
                                curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, group_key, fmt_num, ResultsError, quoted)
-from .files import ENDED  # cell statuses of a run that has ended, declared once (00_files)
+from pathlib import Path
+from .files import CURVE, ARM, DEPTH, ENDED  # the design and the statuses of a run that has ended, declared once (00_files)
 
 # %% auto #0
 __all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'TOL', 'MARGIN', 'NECESSITY_COLS', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT',
-           'fit_fail_curve', 'depth_star', 'useful_bar', 'not_useful', 'failure_lr', 'near_optimal_band', 'arm_diff',
-           'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'crossing', 'plateau_lrs', 'necessity_bracket',
-           'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage', 'ended_groups', 'study_summary']
+           'fit_fail_curve', 'depth_key', 'depth_star', 'useful_bar', 'not_useful', 'failure_lr', 'near_optimal_band',
+           'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'crossing', 'plateau_lrs',
+           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage', 'ended_groups',
+           'study_summary']
 
 # %% ../nbs/06a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -74,9 +76,14 @@ NOT_USEFUL_WORDS = {  # how a page says "above the bar", per criterion
     'bigram': "above the text's bigram entropy",
     'unigram': "above the text's unigram entropy"}
 
+def depth_key(r: pd.DataFrame) -> list:
+    "The key of one depth of `r`: `curve_key` without the arm (the depth, then each other design axis `r` varies)."
+    return [c for c in curve_key(r) if c != ARM]
+
 def depth_star(r: pd.DataFrame) -> pd.Series:
     "ℓ* per depth: the best seed-mean loss of any arm at any LR (`r`: `tidy_runs` output with n_layer, qk_norm, lr, loss)."
-    return r.groupby(['n_layer', 'qk_norm', 'lr'])['loss'].mean().groupby(level='n_layer').min()
+    k = depth_key(r)
+    return r.groupby([*k, ARM, 'lr'])['loss'].mean().groupby(level=k).min()
 
 def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add_entropies` for the text-anchored bars)
                useful=USEFUL,        # a `CRITERIA` name, or a number: nats above ℓ*
@@ -88,21 +95,23 @@ def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add
     if useful != 'best_plus_0.5' and ('h1' not in r.columns or r['h1'].isna().any() or r['h2'].isna().any()):
         raise ResultsError(f"the usefulness bar {useful!r} needs the validation text's entropies (columns h1, h2: "
                            f"metrics.add_entropies, from the study's entropies.json or its data)")
-    h = r.reindex(columns=['n_layer', 'h1', 'h2']).groupby('n_layer').mean()  # NaN where a table has none (ℓ* + 0.5 needs none)
+    h = r.reindex(columns=[*depth_key(r), 'h1', 'h2']).groupby(depth_key(r)).mean()  # NaN where a table has none (ℓ* + 0.5 needs none)
     return pd.Series({L: CRITERIA[useful](s, h.at[L, 'h1'], h.at[L, 'h2']) for L, s in star.items()})
 
 def not_useful(r: pd.DataFrame,        # `tidy_runs` output (loss, fail, qk_norm, n_layer, lr; h1, h2)
                useful=USEFUL,          # the criterion (`useful_bar`)
               ) -> pd.Series:
     "True where a run diverged or ended above the usefulness bar of its depth."
-    return (r['fail'] | (r['loss'] > r['n_layer'].map(useful_bar(r, useful)))).rename('not_useful')
+    k, bar = depth_key(r), useful_bar(r, useful)
+    at = bar.reindex(pd.MultiIndex.from_frame(r[k]) if len(k) > 1 else r[k[0]]).values  # each run's depth's bar
+    return (r['fail'] | (r['loss'] > at)).rename('not_useful')
 
 def failure_lr(df: pd.DataFrame, # study results table
-               by=BY,            # one failure LR per group of these columns
+               by=None,          # one failure LR per group of these columns (None: `curve_key`)
                useful=None,      # None: failure = diverged (non-finite or final ≥ ℓ0); a criterion: also "not useful" (`not_useful`)
               ) -> pd.DataFrame:
     "Per arm and depth: the failure bracket [lr_trained, lr_first_fail], lr_all_fail, and the fit of P(fail | log LR)."
-    by, rows = list(by), []
+    by, rows = curve_key(df) if by is None else list(by), []
     r = tidy_runs(df, by)
     if useful is not None: r['fail'] = not_useful(r, useful)
     for k, g in r.groupby(by):
@@ -125,11 +134,11 @@ TOL = 0.05  # near-optimal band: loss within 5% of the best loss reduction, ℓ*
 def near_optimal_band(df: pd.DataFrame,  # study results table
                       tol: float = TOL,  # allowed excess over the common ℓ*: a fraction of ℓ0 − ℓ* (nats if `absolute`)
                       absolute: bool = False, # True: `tol` is in nats
-                      by=('n_layer',),   # one common ℓ* per group of these columns
+                      by=None,           # one common ℓ* per group of these columns (None: `depth_key`)
                      ) -> pd.DataFrame:
     "Per depth and arm: the grid LRs within `tol` of the common ℓ* (the better arm's best loss), as band_lo, band_hi."
-    by, rows = list(by), []
-    for k, c in lr_curves(df, ['qk_norm'] + by).groupby(by):
+    by, rows = depth_key(df) if by is None else list(by), []
+    for k, c in lr_curves(df, [ARM] + by).groupby(by):
         star = c['mean'].min()  # common ℓ*: the better arm's best seed-mean capped loss
         tol_nats = tol if absolute else tol * (c['l0'].mean() - star)
         for qk, a in c.groupby('qk_norm'):
@@ -164,6 +173,7 @@ def arm_diff(a: pd.Series, b: pd.Series, # per-seed values of two arms, indexed 
         out.update(lo=p['lo'], hi=p['hi'], t=p['t'], method='paired')
     return out
 
+@per_facet
 def sensitivity_gap(df: pd.DataFrame,   # study results table
                     on=None,            # QK-norm variant(s) compared with 'none' (None: every variant)
                     alpha: float = 0.05, # 1 - confidence level
@@ -171,28 +181,31 @@ def sensitivity_gap(df: pd.DataFrame,   # study results table
     "Per depth and variant: LR sensitivity of both arms on Wortsman's range and the full grid, and paired off − on t intervals."
     rows = []
     for rng, lrs in (('wortsman', WORTSMAN_LRS), ('full', None)):
-        head = lr_sensitivity(df, lrs=lrs).set_index(['qk_norm', 'n_layer'])
-        seeds = lr_sensitivity_seeds(df, lrs=lrs).set_index(['qk_norm', 'n_layer', 'seed'])['lr_sens']
+        head = lr_sensitivity(df, lrs=lrs).set_index(list(CURVE))  # a curve without one LR of the range: no row
+        seeds = lr_sensitivity_seeds(df, lrs=lrs).set_index([*CURVE, 'seed'])['lr_sens']
+        every = ', '.join(f'{x:.3g}' for x in lrs or ())  # what a curve with none of the range's LRs lacks
+        at = lambda q, L, c: head.at[(q, L), c] if (q, L) in head.index else every if c == 'missing' else np.nan
         for o in compared_variants(df, on):
             for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):
                 get = lambda q: seeds.loc[(q, L)] if (q, L) in seeds.index else pd.Series(dtype=float)
                 ti = arm_diff(get(OFF), get(o), alpha)
-                rows.append(dict(n_layer=L, on=o, range=rng, sens_off=head.loc[(OFF, L), 'lr_sens'], sens_on=head.loc[(o, L), 'lr_sens'],
+                rows.append(dict(n_layer=L, on=o, range=rng, sens_off=at(OFF, L, 'lr_sens'), sens_on=at(o, L, 'lr_sens'),
                                  diff=ti['mean'], lo=ti['lo'], hi=ti['hi'], n=ti['n'], t=ti['t'], corr=ti['corr'], method=ti['method'],
-                                 lrs=head.loc[(o, L), 'lrs'], missing=head.loc[(o, L), 'missing'] or head.loc[(OFF, L), 'missing']))
+                                 lrs=at(o, L, 'lrs') if (o, L) in head.index else '', missing=at(o, L, 'missing') or at(OFF, L, 'missing')))
     out = pd.DataFrame(rows)
     w, f = (out[out['range'] == r].drop(columns='range').set_index(['n_layer', 'on']) for r in ('wortsman', 'full'))
     return w.join(f, lsuffix='_wortsman', rsuffix='_full').reset_index()
 
 # %% ../nbs/06a_verdicts.ipynb #618ea4a3
+@per_facet
 def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
                        a: str, b: str,      # the two arms (qk_norm values): the difference is ℓ_a − ℓ_b
                        alpha: float = 0.05, # 1 - confidence level
                       ) -> pd.DataFrame:
     "Per depth both arms ran: ℓ_a − ℓ_b, each arm at its own best grid LR, over every seed of each (`arm_diff`: Welch, or paired where that narrows it)."
-    r = tidy_runs(df, ['qk_norm', 'n_layer']).set_index(['qk_norm', 'n_layer', 'lr', 'seed'])['loss'].sort_index()
+    r = tidy_runs(df).set_index([*CURVE, 'lr', 'seed'])['loss'].sort_index()
     cur = lr_curves(df).sort_values('lr')
-    best = cur.loc[cur.groupby(['qk_norm', 'n_layer'])['mean'].idxmin()].set_index(['qk_norm', 'n_layer'])
+    best = cur.loc[cur.groupby(list(CURVE))['mean'].idxmin()].set_index(list(CURVE))
     rows = []
     for L in sorted(set(df.loc[df.qk_norm == a, 'n_layer']) & set(df.loc[df.qk_norm == b, 'n_layer'])):
         ba, bb = best.loc[(a, L)], best.loc[(b, L)]
@@ -204,6 +217,7 @@ def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
                                        'diff', 'lo', 'hi', 'n', 't', 'n_a', 'n_b', 'corr', 'method'])
 
 # %% ../nbs/06a_verdicts.ipynb #d357989c
+@per_facet
 def optimum_gap(df: pd.DataFrame,    # study results table
                 on=None,             # QK-norm variant(s) compared with 'none' (None: every variant)
                 alpha: float = 0.05, # 1 - confidence level
@@ -232,13 +246,13 @@ def crossing(lr, gap, margin):
 def plateau_lrs(r: pd.DataFrame, # `tidy_runs` of two arms
                 useful=USEFUL) -> set:
     "(n_layer, lr) where both arms' seed-mean losses are above the usefulness bar: both on a plateau, where a gap is no crossing."
-    m = r.groupby(['n_layer', 'lr', 'qk_norm'])['loss'].mean().unstack('qk_norm')  # (depth, lr) x arm seed means
-    bar = m.index.get_level_values('n_layer').map(useful_bar(r, useful))
+    m = r.groupby([DEPTH, 'lr', ARM])['loss'].mean().unstack(ARM)  # (depth, lr) x arm seed means (of one design: `per_facet`)
+    bar = m.index.get_level_values(DEPTH).map(useful_bar(r, useful))
     return set(m.index[(m.min(axis=1).values > bar)])
 
 def _gap_seeds(df, o, useful=USEFUL):
     "Per (depth, lr, seed): the paired off − on gap at LRs where both arms ran, no QK-norm run failed and not both sit on a plateau."
-    r = tidy_runs(df[df['qk_norm'].isin([OFF, o])], ['qk_norm', 'n_layer'])
+    r = tidy_runs(df[df[ARM].isin([OFF, o])], list(CURVE))
     onfail = r[r.qk_norm == o].groupby(['n_layer', 'lr'])['fail'].any()
     w = r.pivot_table(index=['n_layer', 'lr', 'seed'], columns='qk_norm', values='loss').dropna()
     if w.empty or OFF not in w or o not in w:  # no LR where both arms ended with a shared seed: no gap to read
@@ -251,6 +265,7 @@ def _gap_seeds(df, o, useful=USEFUL):
 NECESSITY_COLS = ['n_layer', 'on', 'threshold', 'lr_fail', 'lr_hold', 'bracket_decades', 'thr_lo', 'thr_hi', 'seed_thresholds', 'n_seeds',
                   'censored'] + [f'gap_{e}{k}' for e in 'fh' for k in ('', '_lo', '_hi', '_n')]
 
+@per_facet
 def necessity_bracket(df: pd.DataFrame,     # study results table
                       on=None,              # QK-norm variant(s) compared with 'none' (None: every variant)
                       margin: float = MARGIN, # nats the off arm must be worse by
@@ -332,6 +347,7 @@ def _h2(fo, fn, sg):
     if not less: why.append("the sensitivity interval includes 0")
     return None, f"{br}; {sens}: {' and '.join(why)}"
 
+@per_facet
 def depth_table(df: pd.DataFrame,       # study results table
                 on=None,                # QK-norm variant(s) compared with 'none' (None: every variant)
                 tol: float = TOL,       # near-optimal band tolerance (fraction of ℓ0 − ℓ*)
@@ -341,8 +357,8 @@ def depth_table(df: pd.DataFrame,       # study results table
                 useful: float|None = None, # None: failure edges of diverged runs; a number: of "not useful" ones (`failure_lr`)
                ) -> pd.DataFrame:
     "Per depth and variant: failure brackets, near-optimal bands, LR sensitivity, optimum gap, necessity bracket, H1/H2 outcomes and reasons."
-    fl = failure_lr(df, useful=useful).set_index(['qk_norm', 'n_layer'])
-    band = near_optimal_band(df, tol=tol).set_index(['qk_norm', 'n_layer'])
+    fl = failure_lr(df, useful=useful).set_index(list(CURVE))
+    band = near_optimal_band(df, tol=tol).set_index(list(CURVE))
     sens = sensitivity_gap(df, on, alpha).set_index(['on', 'n_layer'])
     opt = optimum_gap(df, on, alpha).set_index(['on', 'n_layer'])
     nec = necessity_bracket(df, on, margin, alpha).set_index(['on', 'n_layer'])
@@ -415,6 +431,7 @@ def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (thresho
                                                          f"{step:.2f}-decade grid step (fitted shift {shift:.2f} decades): the fall rests on interpolation; {fit}"}
     return {**out, 'verdict': 'supported', 'why': f"thresholds {txt} fall by {shift:.2f} decades (fitted; grid step {step:.2f}); {fit}"}
 
+@per_facet
 def verdicts(df: pd.DataFrame,       # study results table
              on=None,                # QK-norm variant(s) compared with 'none' (None: every variant)
              tol: float = TOL, margin: float = MARGIN, eps: float = 0.1, alpha: float = 0.05,  # as in `depth_table`
@@ -456,28 +473,32 @@ def cap_explains(ln_cost: dict,   # t interval of ℓ_layernorm − ℓ_none at 
 
 # %% ../nbs/06a_verdicts.ipynb #efe45ba4
 def coverage(spec: dict,       # the study declaration (study.json), with its `cells`
-             df: pd.DataFrame, # the results table (collect_results), any statuses
+             df: pd.DataFrame, # the results table (collect_results), any statuses; `attrs['left_out']`: folders it could not use
             ) -> pd.DataFrame:
-    "Per arm and depth: cells declared, cells ended and cells still to run (declared cells missing from `df` count as to run)."
-    decl = pd.DataFrame([dict(cell=c, qk_norm=v['qk_norm'], n_layer=v['n_layer']) for c, v in (spec.get('cells') or {}).items()],
-                        columns=['cell', 'qk_norm', 'n_layer'])
-    ended = df.loc[df['status'].isin(ENDED), ['cell', 'qk_norm', 'n_layer']]
+    "Per curve: cells declared, ended, left out (a damaged folder `collect_results` could not use) and still to run."
+    key = curve_key(df)
+    decl = pd.DataFrame([{'cell': c, **{k: v.get(k) for k in key}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *key])
+    ended = df.loc[df['status'].isin(ENDED), ['cell', *key]]
     allc = pd.concat([decl, ended]).drop_duplicates('cell')
-    out = allc.groupby(['qk_norm', 'n_layer']).size().rename('declared').to_frame()
-    out['ended'] = ended.groupby(['qk_norm', 'n_layer']).size().reindex(out.index).fillna(0).astype(int)
-    out['to_run'] = out['declared'] - out['ended']
+    gone = {Path(p).name for p in df.attrs.get('left_out') or {}}
+    out = allc.groupby(key).size().rename('declared').to_frame()
+    count = lambda t: t.groupby(key).size().reindex(out.index).fillna(0).astype(int)
+    out['ended'], out['left_out'] = count(ended), count(allc[allc['cell'].isin(gone) & ~allc['cell'].isin(ended['cell'])])
+    out['to_run'] = out['declared'] - out['ended'] - out['left_out']
     return out.reset_index()
 
 def ended_groups(spec: dict,        # the study declaration (study.json), with its `cells`
                  df: pd.DataFrame,  # the results table (collect_results), any statuses
-                 by=('n_layer', 'lr'), # a group is kept only when all its declared cells have ended
+                 by=None,           # a group is kept only when all its declared cells have ended (None: each depth's LRs)
                 ) -> pd.DataFrame:
     "The ended rows of `df` whose (`by`) group has no declared cell still to run: a partial study without its half-run LRs."
-    by = list(by)
-    decl = pd.DataFrame([{'cell': c, **{k: v[k] for k in by}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *by])
+    by = [*depth_key(df), 'lr'] if by is None else list(by)
+    decl = pd.DataFrame([{'cell': c, **{k: v.get(k) for k in by}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *by])
     ended = df[df['status'].isin(ENDED)]
-    todo = decl[~decl['cell'].isin(ended['cell'])]
-    key = lambda t: pd.MultiIndex.from_frame(t[by].astype(float))
+    gone = {Path(p).name for p in df.attrs.get('left_out') or {}}  # a damaged folder is left out, not still to run
+    todo = decl[~decl['cell'].isin(ended['cell']) & ~decl['cell'].isin(gone)]
+    same = lambda s: s.astype(float) if pd.to_numeric(s, errors='coerce').notna().all() else s.astype(str)  # a JSON 2 is a CSV's 2.0
+    key = lambda t: pd.MultiIndex.from_frame(t[by].apply(same))
     return ended[~key(ended).isin(key(todo))] if len(todo) else ended
 
 # %% ../nbs/06a_verdicts.ipynb #42aced3c
@@ -490,8 +511,10 @@ def study_summary(df: pd.DataFrame, # one study's results table
     v = verdicts(df, on, table=t, **kw)
     many = t['on'].nunique() > 1
     nm = lambda o, s: f'{s} ({o})' if many else s
-    row = {'runs': len(df), **{nm(r.on, r.hypothesis): r.verdict for r in v.itertuples()}}
+    ax = [c for c in depth_key(df) if c != DEPTH]  # a design axis the study varies: each value's verdicts apart
+    at = lambda r: ''.join(f' {a}={r[a]}' for a in ax)
+    row = {'runs': len(df), **{nm(r['on'], r['hypothesis']) + at(r): r['verdict'] for r in v.to_dict('records')}}
     for r in t.itertuples():
-        row[nm(r.on, f'threshold L{r.n_layer}')] = ('none on grid' if not np.isfinite(r.threshold) else
+        row[nm(r.on, f'threshold L{r.n_layer}') + at(r._asdict())] = ('none on grid' if not np.isfinite(r.threshold) else
                                                     f'{r.threshold:.2g} [{fmt_num(r.thr_lo)}, {fmt_num(r.thr_hi)}]')
     return row
