@@ -22,7 +22,7 @@ from .samples import DEFAULT_DIR, check_samples, make_samples
 # %% auto #0
 __all__ = ['HINTS', 'parser', 'os_error', 'main']
 
-# %% ../nbs/13a_cli.ipynb #05659c2b
+# %% ../nbs/13a_cli.ipynb #2fcc7cbb
 def _sweep_args(p):
     p.add_argument('study', help=f"a YAML study file or a preset: {', '.join(preset_names())}")
     p.add_argument('--runs-dir', default='runs', help="folder holding the study folders (default: runs)")
@@ -38,6 +38,8 @@ def _sweep_args(p):
     p.add_argument('--fresh-kernels', action='store_true', help="a fresh kernel for every cell (default: each local worker keeps its kernel)")
     p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
 
+
+# %% ../nbs/13a_cli.ipynb #7f1a9ae3
 def _tokens(s: str) -> float:
     "`--tokens`: a finite number of tokens (`1e7` is fine); `check_spec` refuses one below a step or above the predicted run."
     try: v = float(s)
@@ -57,21 +59,30 @@ def _check_args(p):
     p.add_argument('--out', help="also save the record here (e.g. bench/checks/core.json)")
     p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
 
-def parser() -> argparse.ArgumentParser:
-    "The `qknorm` argument parser."
-    p = argparse.ArgumentParser(prog='qknorm', description="When does a small GPT need QK-norm? Run and report the study.")
-    p.add_argument('--version', action='version', version=f"qknorm {qknorm_nb.__version__}")
-    sub = p.add_subparsers(dest='command', required=True, metavar='COMMAND')
-    _sweep_args(sub.add_parser('sweep', help="run (or resume) every cell of a study"))
+
+# %% ../nbs/13a_cli.ipynb #bd87413d
+def _report_args(sub):
+    "`report`'s arguments (07g_report)."
     r = sub.add_parser('report', help="execute the analysis notebook on a study folder (the scale page on a ladder folder) into report.html")
     r.add_argument('study_dir', help="a study folder, e.g. runs/smoke, or a ladder folder, e.g. runs/ladder")
     r.add_argument('--notebook', help="the notebook to execute (default: the repository's nbs/20_analysis.ipynb; a ladder: nbs/22_scale.ipynb)")
+
+def _study_args(sub):
+    "`study`'s arguments: the sweep's, and the analysis notebook."
     s = sub.add_parser('study', help="sweep a study, then write its report")
     _sweep_args(s)
     s.add_argument('--analysis', help="the analysis notebook (default: the repository's nbs/20_analysis.ipynb)")
+
+
+# %% ../nbs/13a_cli.ipynb #76fa89e7
+def _cells_args(sub):
+    "`cells`' arguments (07d_progress)."
     c = sub.add_parser('cells', help="list a study's cells, their state and a running sweep's progress")
     c.add_argument('study', help=f"a YAML study file or a preset: {', '.join(preset_names())}")
     c.add_argument('--runs-dir', default='runs', help="folder holding the study folders (default: runs)")
+
+def _ladder_args(sub):
+    "`ladder`'s arguments (07e_ladder, 07h_rungs)."
     l = sub.add_parser('ladder', help="run (or resume) a scale ladder rung by rung, predicting each rung above the first two before it runs")
     l.add_argument('ladder', help="a ladder file, e.g. studies/ladders/ladder.yaml")
     l.add_argument('--runs-dir', default='runs', help="folder holding the ladder's folder and the studies its rungs come from (default: runs)")
@@ -83,16 +94,28 @@ def parser() -> argparse.ArgumentParser:
     l.add_argument('--notebook', help="the notebook each cell runs (default: the repository's nbs/10_train.ipynb)")
     l.add_argument('--fresh-kernels', action='store_true', help="a fresh kernel for every cell")
     l.add_argument('-q', '--quiet', action='store_true', help="no progress bars")
-    _check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (07f_check)"))
+
+
+# %% ../nbs/13a_cli.ipynb #e35b289e
+def _tensorboard_args(sub):
+    "`tensorboard`'s arguments (04b_tracking)."
     t = sub.add_parser('tensorboard', help="write committed run folders as TensorBoard event files, to open published studies there (04b_tracking)")
     t.add_argument('runs', nargs='?', default='runs', help="a study folder, or a folder holding studies (default: runs)")
     t.add_argument('--out', help="where the event files go (default: <runs>/tb, which git ignores)")
     t.add_argument('--force', action='store_true', help="write cells that were exported before again")
+
+def _samples_args(sub):
+    "`samples`' arguments (01b_samples)."
     m = sub.add_parser('samples', help="make the TinyStories samples the TinyStories studies read, and check their SHA-256 (01b_samples)")
     m.add_argument('--out', default=DEFAULT_DIR, help=f"where the samples go (default: {DEFAULT_DIR}, where the study files read them)")
     m.add_argument('--raw', help="a folder holding TinyStories-train.txt and TinyStories-valid.txt (default: the Hugging Face hub, or its cache offline)")
     m.add_argument('--revision', help="a revision of the hub dataset (default: its main branch)")
     m.add_argument('--check', action='store_true', help="only report whether the samples in --out are the published ones")
+
+
+# %% ../nbs/13a_cli.ipynb #2ccda3f5
+def _bench_args(sub):
+    "`bench`'s arguments (13_bench)."
     b = sub.add_parser('bench', help="time a training step on this device against plain nanoGPT (see 13_bench)")
     b.add_argument('--shapes', nargs='+', default=['cpu', 'core'], choices=list(PRESETS), help="model shapes (default: cpu core)")
     b.add_argument('--device', default='auto', help="cpu, cuda, cuda:N, mps or auto (default)")
@@ -108,9 +131,88 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument('--no-whole-run', action='store_true', help="skip the whole cell (bare loop vs train vs papermill, one cpu cell's steps)")
     b.add_argument('--set', nargs='+', default=[], metavar='FIELD=VALUE', help="change the measured shapes, e.g. --set n_embd=64 n_head=2")
     b.add_argument('--out', help="save the results as JSON here (e.g. bench/cpu.json, shown by the benchmark page)")
+
+
+# %% ../nbs/13a_cli.ipynb #cec8fb25
+def parser() -> argparse.ArgumentParser:
+    "The `qknorm` argument parser."
+    p = argparse.ArgumentParser(prog='qknorm', description="When does a small GPT need QK-norm? Run and report the study.")
+    p.add_argument('--version', action='version', version=f"qknorm {qknorm_nb.__version__}")
+    sub = p.add_subparsers(dest='command', required=True, metavar='COMMAND')
+    _sweep_args(sub.add_parser('sweep', help="run (or resume) every cell of a study"))
+    for add in (_report_args, _study_args, _cells_args, _ladder_args): add(sub)
+    _check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (07f_check)"))
+    for add in (_tensorboard_args, _samples_args, _bench_args): add(sub)
     return p
 
-# %% ../nbs/13a_cli.ipynb #d0683134
+
+# %% ../nbs/13a_cli.ipynb #a677cb7a
+def _show_warning(show):
+    "A `warnings.showwarning` that prints a `ReportWarning` as `qknorm: warning: ...` and leaves the rest to `show`."
+    def f(message, category, *args, **kw):
+        if issubclass(category, ReportWarning): print(f"qknorm: warning: {message}", file=sys.stderr)
+        else: show(message, category, *args, **kw)
+    return f
+
+def _stdout_closed() -> int:
+    "The reader of our output has gone (`qknorm cells cpu | head`): drop the rest quietly, as a SIGPIPE would."
+    try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that the flush at exit finds somewhere to go
+    except (OSError, ValueError): pass  # stdout is not a real file (a test's StringIO)
+    return 141  # 128 + SIGPIPE, what a shell reports for a command killed by one
+
+
+# %% ../nbs/13a_cli.ipynb #7b965510
+HINTS = {errno.ENOSPC: "the disk is full: free space and run the same command again (finished cells are kept)",
+         errno.EROFS: "the file system is read-only: use a folder on a writable disk",
+         errno.EACCES: "no permission to write there", errno.EPERM: "no permission to write there",
+         errno.ENOTDIR: "a part of that path is a file, not a folder", errno.EEXIST: "a file is in the way where a folder is needed",
+         errno.EISDIR: "that path is a folder where a file was expected"}
+
+def os_error(e: OSError) -> str:
+    "An operating-system error as one line: what failed, on which path, and what to do."
+    where = ' -> '.join(str(p) for p in (e.filename, e.filename2) if p) or 'a file'
+    return f"{e.strerror or e} ({where})" + (f": {HINTS[e.errno]}" if e.errno in HINTS else '')
+
+
+# %% ../nbs/13a_cli.ipynb #2cae3142
+def main(argv: list[str]|None = None, # arguments after `qknorm`; None: sys.argv[1:]
+        ) -> int:
+    "Run the `qknorm` command; return its exit status (2: bad input, 1: failed cells or report, 130: interrupted, 141: stdout closed)."
+    try: a = parser().parse_args(argv)
+    except SystemExit as e: return e.code
+    try:
+        with warnings.catch_warnings():  # a ReportWarning: one line on stderr, every time it is raised
+            warnings.simplefilter('always', ReportWarning)
+            warnings.showwarning = _show_warning(warnings.showwarning)
+            code = _run(a)
+            sys.stdout.flush()  # here, where a closed pipe can still be caught
+            return code
+    except BrokenPipeError: return _stdout_closed()
+    except (ConfigError, SweepError, FileError) as e: msg, code = str(e), 2  # FileError: a file given, or read, that is damaged
+    except DataError as e: msg, code = str(e), 1
+    except ReportError as e: msg, code = str(e), 1
+    except KeyboardInterrupt: msg, code = "interrupted; run the same command again to resume", 130
+    except OSError as e: msg, code = os_error(e), 1  # the disk, not the input: one line naming the path, no traceback
+    print(f"qknorm: error: {msg}", file=sys.stderr)
+    return code
+
+
+# %% ../nbs/13a_cli.ipynb #7b8fa577
+def _run(a) -> int:
+    if a.command == 'ladder': return _ladder(a)
+    if a.command == 'check-prediction': return _check_prediction(a)
+    if a.command == 'cells': return _cells(a)
+    if a.command == 'bench': return _bench(a)
+    if a.command == 'samples': return _samples(a)
+    if a.command == 'tensorboard': return _tensorboard(a)
+    if a.command == 'report':
+        print(report(a.study_dir, a.notebook)); return 0
+    res = _sweep(a)
+    if a.command == 'study': print(f"report: {report(res.study_dir, a.analysis)}")
+    return 1 if res.counts.get('failed') else 0
+
+
+# %% ../nbs/13a_cli.ipynb #01afe657
 def _sweep(a) -> SweepResult:
     res = run_study(a.study, runs_dir=a.runs_dir, workers=a.workers, executor=a.executor, notebook=a.notebook,
                     retry_failed=a.retry_failed, repair=a.repair, log_to=a.log_to, wait=not a.no_wait, threads=a.threads, progress=not a.quiet,
@@ -132,6 +234,8 @@ def _cells(a) -> int:
     print(pr.summary())
     return 0
 
+
+# %% ../nbs/13a_cli.ipynb #8ba94ccd
 def _check_out(out: str):
     "Refuse an --out path that cannot be written (its folder is a file, or not writable), naming it."
     p = Path(out).expanduser()
@@ -150,6 +254,8 @@ def _check_record_out(out: str, prediction: str):
         raise ConfigError(f"--out={out!r} is a file that is not a record of this prediction's check (kind {RECORD_KIND!r}, same sha256): "
                           "give another path; nothing was run")
 
+
+# %% ../nbs/13a_cli.ipynb #b6fa2cc4
 def _field_values(items: list) -> dict:
     "`FIELD=VALUE` pairs as RunConfig fields (values read as YAML: 64, 0.1, true, [2.0]); a bad one fails before anything runs."
     out = {}
@@ -160,6 +266,8 @@ def _field_values(items: list) -> dict:
     check_sources(make_config('cpu', **out))  # the values are checked as a run's would be, its text too
     return out
 
+
+# %% ../nbs/13a_cli.ipynb #f416ad02
 def _bench(a) -> int:
     from qknorm_nb.bench import run_bench
     for n in ('threads', 'rounds', 'steps'):
@@ -173,11 +281,15 @@ def _bench(a) -> int:
               whole=not a.no_whole_run, out=a.out, **sets)
     return 0
 
+
+# %% ../nbs/13a_cli.ipynb #800fffc3
 def _samples(a) -> int:
     r = check_samples(a.out) if a.check else make_samples(a.out, raw_dir=a.raw, revision=a.revision)
     for name, state in r.items(): print(f"{Path(a.out)/name}: {state}")
     return 0 if all(s in ('ok', 'already there') for s in r.values()) else 1
 
+
+# %% ../nbs/13a_cli.ipynb #9fe07f13
 def _ladder(a) -> int:
     from qknorm_nb.ladder import load_ladder, plan_ladder
     from qknorm_nb.rungs import run_ladder
@@ -192,6 +304,8 @@ def _ladder(a) -> int:
     for r in rows: print('  '.join(f"{str(r[k]):<{w[k]}}" for k in w) + f"  {r['lrs']}")
     return 0 if a.plan or all(v != 'incomplete' for v in states.values()) else 1
 
+
+# %% ../nbs/13a_cli.ipynb #7a0f99c3
 def _check_prediction(a) -> int:
     "Run the check of a prediction (07f_check); print its table and the record's path. 0 whatever the verdicts, 1 when cells did not end."
     from qknorm_nb.check import format_check, load_prediction, parse_sets, run_check  # pandas and the scaling fits: only this command needs them
@@ -211,6 +325,8 @@ def _check_prediction(a) -> int:
         return 1
     return 0
 
+
+# %% ../nbs/13a_cli.ipynb #cdcac72c
 def _tensorboard(a) -> int:
     from qknorm_nb.tracking import export_tensorboard
     if not Path(a.runs).is_dir(): raise ConfigError(f"runs={a.runs!r} is not a folder: give a study folder or a folder of studies")
@@ -222,60 +338,3 @@ def _tensorboard(a) -> int:
           + f"\nopen them with: tensorboard --logdir {out}")
     return 0 if res else 1
 
-def _run(a) -> int:
-    if a.command == 'ladder': return _ladder(a)
-    if a.command == 'check-prediction': return _check_prediction(a)
-    if a.command == 'cells': return _cells(a)
-    if a.command == 'bench': return _bench(a)
-    if a.command == 'samples': return _samples(a)
-    if a.command == 'tensorboard': return _tensorboard(a)
-    if a.command == 'report':
-        print(report(a.study_dir, a.notebook)); return 0
-    res = _sweep(a)
-    if a.command == 'study': print(f"report: {report(res.study_dir, a.analysis)}")
-    return 1 if res.counts.get('failed') else 0
-
-def _show_warning(show):
-    "A `warnings.showwarning` that prints a `ReportWarning` as `qknorm: warning: ...` and leaves the rest to `show`."
-    def f(message, category, *args, **kw):
-        if issubclass(category, ReportWarning): print(f"qknorm: warning: {message}", file=sys.stderr)
-        else: show(message, category, *args, **kw)
-    return f
-
-def _stdout_closed() -> int:
-    "The reader of our output has gone (`qknorm cells cpu | head`): drop the rest quietly, as a SIGPIPE would."
-    try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that the flush at exit finds somewhere to go
-    except (OSError, ValueError): pass  # stdout is not a real file (a test's StringIO)
-    return 141  # 128 + SIGPIPE, what a shell reports for a command killed by one
-
-HINTS = {errno.ENOSPC: "the disk is full: free space and run the same command again (finished cells are kept)",
-         errno.EROFS: "the file system is read-only: use a folder on a writable disk",
-         errno.EACCES: "no permission to write there", errno.EPERM: "no permission to write there",
-         errno.ENOTDIR: "a part of that path is a file, not a folder", errno.EEXIST: "a file is in the way where a folder is needed",
-         errno.EISDIR: "that path is a folder where a file was expected"}
-
-def os_error(e: OSError) -> str:
-    "An operating-system error as one line: what failed, on which path, and what to do."
-    where = ' -> '.join(str(p) for p in (e.filename, e.filename2) if p) or 'a file'
-    return f"{e.strerror or e} ({where})" + (f": {HINTS[e.errno]}" if e.errno in HINTS else '')
-
-def main(argv: list[str]|None = None, # arguments after `qknorm`; None: sys.argv[1:]
-        ) -> int:
-    "Run the `qknorm` command; return its exit status (2: bad input, 1: failed cells or report, 130: interrupted, 141: stdout closed)."
-    try: a = parser().parse_args(argv)
-    except SystemExit as e: return e.code
-    try:
-        with warnings.catch_warnings():  # a ReportWarning: one line on stderr, every time it is raised
-            warnings.simplefilter('always', ReportWarning)
-            warnings.showwarning = _show_warning(warnings.showwarning)
-            code = _run(a)
-            sys.stdout.flush()  # here, where a closed pipe can still be caught
-            return code
-    except BrokenPipeError: return _stdout_closed()
-    except (ConfigError, SweepError, FileError) as e: msg, code = str(e), 2  # FileError: a file given, or read, that is damaged
-    except DataError as e: msg, code = str(e), 1
-    except ReportError as e: msg, code = str(e), 1
-    except KeyboardInterrupt: msg, code = "interrupted; run the same command again to resume", 130
-    except OSError as e: msg, code = os_error(e), 1  # the disk, not the input: one line naming the path, no traceback
-    print(f"qknorm: error: {msg}", file=sys.stderr)
-    return code
