@@ -10,6 +10,7 @@ import json, math, os, statistics, time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from fastcore.basics import patch
 from .config import is_num
 from .files import COMPLETE, ENDED, load_json
 from .study import load_study, read_summary, with_refined, check_cell_folders
@@ -34,6 +35,8 @@ def _tail_rows(path, nbytes: int = 1 << 16) -> list[dict]:
         if isinstance(r, dict) and 'step' in r: rows.append(r)
     return rows
 
+
+# %% ../nbs/07d_progress.ipynb #89f556b0
 def _last(rows, key):
     return next((r[key] for r in reversed(rows) if r.get(key) is not None), None)
 
@@ -56,6 +59,8 @@ def _duration(s: float) -> str:
     if s < 120 * 60: return f"{s / 60:.0f} min"
     return f"{s / 3600:.1f} h"
 
+
+# %% ../nbs/07d_progress.ipynb #6cc97401
 @dataclass
 class Progress:
     "Where a study stands, read from its folder: each cell's state, the running cells' holder and latest step, and an ETA."
@@ -71,49 +76,62 @@ class Progress:
     @property
     def scaled(self) -> bool: return len(set(self.sizes.values())) > 1  # cells of several sizes: times are scaled by size
 
-    def eta(self) -> float|None:
-        "Seconds until every cell has ended at the pace so far (per unit of size), or None (nothing has ended yet, or nothing runs)."
-        if not self.walls or not self.running: return None
-        sizes = self.done_sizes if len(self.done_sizes) == len(self.walls) else [1.0] * len(self.walls)
-        rate = statistics.median(w / z for w, z in zip(self.walls, sizes))  # seconds per unit of size
-        size = lambda cid: self.sizes.get(cid, statistics.median(sizes))
-        left = sum(rate * size(c) for c, s in self.states.items() if s == 'pending')
-        for c, r in self.running.items():
-            done = min(1.0, (r.get('step') or 0) / r['max_iters']) if r.get('max_iters') else 0.0
-            left += rate * size(c) * (1 - done)
-        return left / len(self.running)
 
-    def note(self, cid: str) -> str:
-        "What a running cell is doing: who holds it, its latest step and loss, and how old that news is."
-        r = self.running[cid]
-        s = f"(pid {r.get('pid')} on {r.get('host')} since {r.get('started')})"
-        if r.get('step') is not None:
-            s += f"  step {r['step']}/{r.get('max_iters')}"
-            if r.get('train_loss') is not None: s += f"  loss {r['train_loss']:.3f}"
-            if r.get('val_loss') is not None: s += f"  val {r['val_loss']:.3f}"
-            s += f"  ({_duration(max(0.0, time.time() - r['updated']))} ago)"
-        return s
+# %% ../nbs/07d_progress.ipynb #384d2799
+@patch
+def eta(self: Progress) -> float|None:
+    "Seconds until every cell has ended at the pace so far (per unit of size), or None (nothing has ended yet, or nothing runs)."
+    if not self.walls or not self.running: return None
+    sizes = self.done_sizes if len(self.done_sizes) == len(self.walls) else [1.0] * len(self.walls)
+    rate = statistics.median(w / z for w, z in zip(self.walls, sizes))  # seconds per unit of size
+    size = lambda cid: self.sizes.get(cid, statistics.median(sizes))
+    left = sum(rate * size(c) for c, s in self.states.items() if s == 'pending')
+    for c, r in self.running.items():
+        done = min(1.0, (r.get('step') or 0) / r['max_iters']) if r.get('max_iters') else 0.0
+        left += rate * size(c) * (1 - done)
+    return left / len(self.running)
 
-    def summary(self) -> str:
-        "One line: the counts, and the ETA with what it rests on."
-        c = self.counts
-        s = (f"progress: {c['done']} done, {c['diverged']} diverged, {c['running']} running, {c['failed']} failed, "
-             f"{c['pending']} to go")
-        eta = self.eta()
-        if eta is not None:
-            s += (f"; ETA {_duration(eta)} ({c['pending'] + c['running']} cells left, median cell "
-                  f"{_duration(statistics.median(self.walls))}{', scaled by each cell' + chr(39) + 's size' if self.scaled else ''}, "
-                  f"{len(self.running)} running)")
-        elif c['pending'] and not c['running'] and self.sweeps:  # a live sweep between two of its cells
-            w = self.sweeps[0]
-            s += f"; a sweep is running it (pid {w.get('pid')} on {w.get('host')}), between two cells"
-        elif c['pending'] and not c['running']: s += "; no sweep is running it"
-        return s
 
+# %% ../nbs/07d_progress.ipynb #f93c4120
+@patch
+def note(self: Progress, cid: str) -> str:
+    "What a running cell is doing: who holds it, its latest step and loss, and how old that news is."
+    r = self.running[cid]
+    s = f"(pid {r.get('pid')} on {r.get('host')} since {r.get('started')})"
+    if r.get('step') is not None:
+        s += f"  step {r['step']}/{r.get('max_iters')}"
+        if r.get('train_loss') is not None: s += f"  loss {r['train_loss']:.3f}"
+        if r.get('val_loss') is not None: s += f"  val {r['val_loss']:.3f}"
+        s += f"  ({_duration(max(0.0, time.time() - r['updated']))} ago)"
+    return s
+
+
+# %% ../nbs/07d_progress.ipynb #05c41b84
+@patch
+def summary(self: Progress) -> str:
+    "One line: the counts, and the ETA with what it rests on."
+    c = self.counts
+    s = (f"progress: {c['done']} done, {c['diverged']} diverged, {c['running']} running, {c['failed']} failed, "
+         f"{c['pending']} to go")
+    eta = self.eta()
+    if eta is not None:
+        s += (f"; ETA {_duration(eta)} ({c['pending'] + c['running']} cells left, median cell "
+              f"{_duration(statistics.median(self.walls))}{', scaled by each cell' + chr(39) + 's size' if self.scaled else ''}, "
+              f"{len(self.running)} running)")
+    elif c['pending'] and not c['running'] and self.sweeps:  # a live sweep between two of its cells
+        w = self.sweeps[0]
+        s += f"; a sweep is running it (pid {w.get('pid')} on {w.get('host')}), between two cells"
+    elif c['pending'] and not c['running']: s += "; no sweep is running it"
+    return s
+
+
+# %% ../nbs/07d_progress.ipynb #45aff051
 def cell_size(cfg) -> float:
     "A cell's compute in relative units: layers × width² × tokens (the 12·L·d² weights times the tokens they see)."
     return float(cfg.n_layer * cfg.n_embd ** 2 * cfg.max_iters * cfg.tokens_per_step)
 
+
+# %% ../nbs/07d_progress.ipynb #15d8b9f3
 def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
                    runs_dir='runs', # the study's folder is runs_dir/<name>
                    stale_after: float = STALE_AFTER) -> Progress:
@@ -137,3 +155,4 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
             cfg = load_json(d/c.id/'config.json') or {}
             running[c.id] = held | dict(max_iters=cfg.get('max_iters', c.config.max_iters)) | (cell_progress(d/c.id) or {})
     return Progress(d, states, running, walls, sizes, done_sizes, live_sweeps(d, stale_after))
+
