@@ -8,6 +8,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/tracking.html.md"""
 from __future__ import annotations
 import importlib, numbers, os, re, shutil, sys
 from pathlib import Path
+from fastcore.basics import patch
 from .config import RunConfig
 from .files import FileError, read_json, read_jsonl, check_run_config, check_summary
 from .probes import MEASURE_NAMES  # the per-run measures the outcome logs
@@ -44,6 +45,8 @@ TAGS = dict(  # metrics.jsonl key -> its name in the tracking tools; {i}: the la
 
 def _is_number(v): return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
+
+# %% ../nbs/04b_tracking.ipynb #22858de5
 def scalars(row: dict) -> dict:
     "Every number of a metrics row as {name: float} under its `TAGS` name (a list: one per layer; an unknown key: `other/<key>`); `step` left out."
     out = {}
@@ -73,6 +76,8 @@ def check_tracker(log_to: str):
     "Fail (`ImportError`, with the install command) when the library `log_to` needs is not installed; a sweep asks before any cell starts."
     if log_to in TRACKER_LIBS: _require(TRACKER_LIBS[log_to][0], log_to, TRACKER_LIBS[log_to][1])
 
+
+# %% ../nbs/04b_tracking.ipynb #338ca761
 HPARAMS = ('qk_norm', 'lr', 'n_layer', 'n_head', 'n_embd', 'seed', 'max_iters', 'warmup_iters', 'batch_size', 'block_size',
            'weight_decay', 'dataset', 'tokenizer', 'dtype')  # the settings a run is sorted and filtered by
 OUTCOME = ('status', 'failure', 'final_val_loss', 'best_val_loss', 'diverged_step', *MEASURE_NAMES, 'steps', 'wall_time')  # from summary.json
@@ -88,6 +93,8 @@ def outcome(summary: dict) -> dict:
     "The run's outcome from its summary: what it ended as and its numbers (None where it has none)."
     return {k: summary.get(k) for k in OUTCOME}
 
+
+# %% ../nbs/04b_tracking.ipynb #4850aa37
 def add_outcome(writer, cfg, summary: dict):
     "Write a run's settings and outcome as TensorBoard hparams into `writer`'s folder (numbers under `outcome/`, status and failure as filters)."
     out = outcome(summary)
@@ -95,6 +102,8 @@ def add_outcome(writer, cfg, summary: dict):
     words = {k: str(v) for k, v in out.items() if isinstance(v, str)}
     writer.add_hparams(hparams(cfg) | words, nums, run_name='.')  # '.': in this run's folder, not a new one
 
+
+# %% ../nbs/04b_tracking.ipynb #fca868cb
 class Tracker:
     "One run's TensorBoard writer or W&B run; `log` takes metrics rows, `outcome` the run's end, `close` flushes."
     def __init__(self, log_to: str, cfg: RunConfig, run_dir: Path, step: int = 0):
@@ -111,29 +120,39 @@ class Tracker:
                                      reinit='create_new', settings=wandb.Settings(console='off'), **self.labels)
         else: raise ValueError(f"log_to={log_to!r} is not one of 'tensorboard', 'wandb'")
 
-    def log(self, row: dict):
-        "Log one metrics row (as written to metrics.jsonl) at its `step`."
-        step, vals = int(row['step']), scalars(row)
-        if self.log_to == 'tensorboard':
-            for k, v in vals.items(): self.writer.add_scalar(k, v, global_step=step)
-        elif vals: self.writer.log(vals, step=step)
 
-    def outcome(self, summary: dict):
-        "Log the run's settings with its outcome: TensorBoard's hparams (numbers under `outcome/`), W&B's run summary."
-        if self.log_to == 'tensorboard': add_outcome(self.writer, self.cfg, summary)
-        else: self.writer.summary.update(outcome(summary))
+# %% ../nbs/04b_tracking.ipynb #a16a57d5
+@patch
+def log(self: Tracker, row: dict):
+    "Log one metrics row (as written to metrics.jsonl) at its `step`."
+    step, vals = int(row['step']), scalars(row)
+    if self.log_to == 'tensorboard':
+        for k, v in vals.items(): self.writer.add_scalar(k, v, global_step=step)
+    elif vals: self.writer.log(vals, step=step)
 
-    def close(self):
-        "Flush and close (the W&B run is marked finished)."
-        if self.log_to == 'tensorboard': self.writer.close()
-        else: self.writer.finish()
 
+# %% ../nbs/04b_tracking.ipynb #099cbdf4
+@patch
+def outcome(self: Tracker, summary: dict):
+    "Log the run's settings with its outcome: TensorBoard's hparams (numbers under `outcome/`), W&B's run summary."
+    if self.log_to == 'tensorboard': add_outcome(self.writer, self.cfg, summary)
+    else: self.writer.summary.update(outcome(summary))
+
+@patch
+def close(self: Tracker):
+    "Flush and close (the W&B run is marked finished)."
+    if self.log_to == 'tensorboard': self.writer.close()
+    else: self.writer.finish()
+
+
+# %% ../nbs/04b_tracking.ipynb #34df5a26
 def open_tracker(cfg: RunConfig,  # the run's config; `cfg.log_to` picks the backend
                  run_dir: str | Path,  # the run folder (TensorBoard writes to run_dir/tb, W&B to run_dir/wandb)
                  step: int = 0,  # the step the run starts from: a resumed run's checkpoint step
                 ) -> Tracker | None:
     "The tracker `cfg.log_to` asks for, or None for 'none'; a missing library fails here, before training."
     return None if cfg.log_to == 'none' else Tracker(cfg.log_to, cfg, Path(run_dir), step)
+
 
 # %% ../nbs/04b_tracking.ipynb #9e9fafe6
 def _event_files(d: Path) -> list: return sorted(Path(d).glob('events.out.tfevents.*'))
@@ -142,6 +161,8 @@ class Exported(dict):
     "What `export_tensorboard` did: {cell folder: 'written' | 'kept'}; `left_out`: {cell folder: why}, the damaged folders it could not read."
     def __init__(self): super().__init__(); self.left_out = {}
 
+
+# %% ../nbs/04b_tracking.ipynb #40ca9c58
 def read_run(cell: Path) -> tuple[dict, dict, list]:
     "(config, summary, metrics rows) of an ended run folder, each checked as it is read; a `FileError` names the file at fault."
     cfg = check_run_config(read_json(cell/'config.json'), cell/'config.json')
@@ -152,13 +173,25 @@ def read_run(cell: Path) -> tuple[dict, dict, list]:
             raise FileError(cell/'metrics.jsonl', f"line {i} has step={r.get('step')!r}; each row needs an integer step >= 0")
     return cfg, s, rows
 
+
+# %% ../nbs/04b_tracking.ipynb #62d91893
+def _write_run(dest: Path, cfg, summary: dict, rows: list):
+    "Write one run as TensorBoard events in `dest`: its metrics rows, the loss layout, its settings and outcome."
+    import torch.utils.tensorboard as tb
+    w = tb.SummaryWriter(log_dir=str(dest))
+    w.add_custom_scalars(LAYOUT)
+    for row in rows:
+        for k, v in scalars(row).items(): w.add_scalar(k, v, global_step=row['step'])
+    add_outcome(w, cfg, summary)
+    w.close()
+
 # %% ../nbs/04b_tracking.ipynb #8d8b27b5
 def export_tensorboard(runs,            # a study folder, or a folder that holds studies (at any depth, e.g. a ladder's rungs)
                        out=None,        # where the event files go: out/<study path>/<cell>; None: <runs>/tb
                        force: bool = False, # write cells that were exported before again
                       ) -> Exported:
     "Write every ended cell under `runs` as a TensorBoard run (metrics, layout, hparams and outcome); a damaged cell is left out and named (on stderr and in `.left_out`)."
-    check_tracker('tensorboard'); import torch.utils.tensorboard as tb
+    check_tracker('tensorboard')
     runs = Path(runs)
     out = Path(out) if out else runs/'tb'
     studies = [runs] if (runs/'study.json').exists() else sorted(p.parent for p in runs.glob('**/study.json') if out not in p.parents)
@@ -172,11 +205,6 @@ def export_tensorboard(runs,            # a study folder, or a folder that holds
             except FileError as e:
                 done.left_out[str(cell)] = str(e); print(f"qknorm: warning: left out {cell}: {e}", file=sys.stderr); continue
             if force and dest.exists(): shutil.rmtree(dest)
-            w = tb.SummaryWriter(log_dir=str(dest))
-            w.add_custom_scalars(LAYOUT)
-            for row in rows:
-                for k, v in scalars(row).items(): w.add_scalar(k, v, global_step=row['step'])
-            add_outcome(w, cfg, s)
-            w.close()
+            _write_run(dest, cfg, s, rows)
             done[str(cell)] = 'written'
     return done
