@@ -55,13 +55,8 @@ def when(s: str) -> datetime.datetime:
     return t if t.tzinfo else t.astimezone()
 
 # %% ../nbs/07f_check.ipynb #a396c87c
-def validate_prediction(pred: dict, # the parsed prediction file
-                       ) -> dict:
-    "Raise `PredictionError` naming the first missing or bad key of `pred`; return `pred` when all is well."
-    if not isinstance(pred, dict): _fail(f"a prediction must be a JSON object, got {type(pred).__name__}")
-    if _get(pred, 'kind') != KIND: _fail(f"kind={pred['kind']!r} is not {KIND!r}: this is not a qknorm-nb prediction file")
-    try: when(_get(pred, 'made_at'))
-    except (TypeError, ValueError): _fail(f"made_at={pred['made_at']!r} is not an ISO 8601 time such as '2026-12-02T01:00:00+00:00'")
+def _check_target(pred: dict):
+    "The predicted run: a folder name, a preset (or null), fixed fields, a positive scale measure."
     for k in ('name', 'preset', 'x', 'x_name'): _get(pred, f'target.{k}')
     t = pred['target']
     check_folder_name('target.name', t['name'], PredictionError)  # the check's folder is named after it
@@ -69,6 +64,11 @@ def validate_prediction(pred: dict, # the parsed prediction file
         _fail(f"target.preset={t['preset']!r} is not one of {', '.join(map(repr, PRESETS))} or null")
     if not isinstance(t.get('fixed') or {}, dict): _fail(f"target.fixed={t['fixed']!r} must be a mapping of config fields")
     if not (is_num(t['x']) and t['x'] > 0): _fail(f"target.x={t['x']!r} must be a positive number (the predicted run's {t['x_name']})")
+
+
+# %% ../nbs/07f_check.ipynb #c59a8952
+def _check_failure_lr(pred: dict):
+    "Each arm's failure-LR interval: a qk_norm value with positive (or null) value, lo and hi, in order."
     fl = _get(pred, 'quantities.failure_lr')
     if not isinstance(fl, dict) or not fl: _fail("quantities.failure_lr must map each arm (a qk_norm value) to its prediction")
     for arm, q in fl.items():
@@ -79,6 +79,12 @@ def validate_prediction(pred: dict, # the parsed prediction file
         ends = [(k, q.get(k)) for k in ('lo', 'value', 'hi') if q.get(k) is not None]
         for (a, x), (b, y) in zip(ends, ends[1:]):  # an inverted interval would score as a definite "refuted"
             if x > y: _fail(f"quantities.failure_lr.{arm}: {a}={x!r} > {b}={y!r}; an interval needs lo <= value <= hi")
+    return fl
+
+
+# %% ../nbs/07f_check.ipynb #17acc726
+def _check_lrs(pred: dict, fl: dict):
+    "The LRs the check trains: a list of positive numbers per predicted arm, and some for every arm with a value."
     lrs = _get(pred, 'check.lrs')
     if not isinstance(lrs, dict): _fail(f"check.lrs={lrs!r} must map each arm to its list of LRs")
     for arm, v in lrs.items():
@@ -87,6 +93,11 @@ def validate_prediction(pred: dict, # the parsed prediction file
             _fail(f"check.lrs.{arm}={v!r} must be a list of positive numbers")
     for arm, q in fl.items():
         if q['value'] is not None and not lrs.get(arm): _fail(f"check.lrs.{arm} is missing or empty, but the prediction gives {arm} a failure LR")
+
+
+# %% ../nbs/07f_check.ipynb #45bc8cf0
+def _check_block(pred: dict):
+    "The rest of the `check` block: its seeds, own_lrs and quantities."
     ck = pred['check']
     seeds = ck.get('seeds', [0])
     if not (isinstance(seeds, list) and seeds and all(type(s) is int and s >= 0 for s in seeds) and len(set(seeds)) == len(seeds)):
@@ -95,10 +106,26 @@ def validate_prediction(pred: dict, # the parsed prediction file
     for q in ck.get('quantities', ['failure_lr']):
         if q not in COLS: _fail(f"check.quantities: {q!r} is not a scale quantity ({', '.join(COLS)})")
         if q not in pred['quantities']: _fail(f"check.quantities: {q!r} has no prediction in quantities")
+
+
+# %% ../nbs/07f_check.ipynb #497dbe89
+def validate_prediction(pred: dict, # the parsed prediction file
+                       ) -> dict:
+    "Raise `PredictionError` naming the first missing or bad key of `pred`; return `pred` when all is well."
+    if not isinstance(pred, dict): _fail(f"a prediction must be a JSON object, got {type(pred).__name__}")
+    if _get(pred, 'kind') != KIND: _fail(f"kind={pred['kind']!r} is not {KIND!r}: this is not a qknorm-nb prediction file")
+    try: when(_get(pred, 'made_at'))
+    except (TypeError, ValueError): _fail(f"made_at={pred['made_at']!r} is not an ISO 8601 time such as '2026-12-02T01:00:00+00:00'")
+    _check_target(pred)
+    fl = _check_failure_lr(pred)
+    _check_lrs(pred, fl)
+    _check_block(pred)
     if all(q['value'] is None for q in fl.values()):
         _fail("quantities.failure_lr: every arm's value is null (censored), so the prediction names no LR to check")
     return pred
 
+
+# %% ../nbs/07f_check.ipynb #18ebde46
 def load_prediction(path) -> dict:
     "The validated prediction in the JSON file `path`."
     p = Path(path)
@@ -107,6 +134,7 @@ def load_prediction(path) -> dict:
     except LadderError as e: _fail(str(e))
     try: return validate_prediction(pred)
     except PredictionError as e: raise PredictionError(f"{path}: {e}") from None
+
 
 # %% ../nbs/07f_check.ipynb #cbda1a51
 def arm_lrs(pred: dict) -> dict:
@@ -208,6 +236,8 @@ def _interval(q: dict):
     if v is None and lo is None and hi is None: return None
     return (lo if lo is not None else v if v is not None else 0.0), (hi if hi is not None else v if v is not None else math.inf)
 
+
+# %% ../nbs/07f_check.ipynb #628df0d1
 def _arm_verdict(iv, tr, ff) -> tuple[str, str]:
     "(verdict, what it tells) for an observed bracket (tr, ff] (tr 0: nothing trained, ff inf: nothing failed) against `iv`."
     obs = f"failure LR in ({_g(tr)}, {_g(ff)}]" if tr > 0 and ff < math.inf else \
@@ -221,9 +251,12 @@ def _arm_verdict(iv, tr, ff) -> tuple[str, str]:
     if tr == 0: return 'inconclusive: every checked LR failed', f"{obs}: [{_g(lo)}, {_g(min(ff, hi))}] of {pi} is still possible"
     return 'confirmed', f"{obs}: overlaps {pi}"
 
+
+# %% ../nbs/07f_check.ipynb #96eb4286
 def _order(a: tuple, b: tuple) -> str|None:
     "'higher' when interval `a` lies wholly above `b`, 'lower' when below, None when they overlap."
     return 'higher' if a[0] >= b[1] else 'lower' if a[1] <= b[0] else None
+
 
 # %% ../nbs/07f_check.ipynb #192406c9
 def _predicted_order(qv: dict, qo: dict) -> str:
@@ -233,6 +266,8 @@ def _predicted_order(qv: dict, qo: dict) -> str:
     iv, io = _interval(qv), _interval(qo)
     return (_order(iv, io) if iv and io else None) or 'unknown'
 
+
+# %% ../nbs/07f_check.ipynb #0a134460
 def score_check(pred: dict, # the prediction
                 df: pd.DataFrame, # the check's results table (`collect_results`)
                ) -> pd.DataFrame:
@@ -275,6 +310,7 @@ def score_check(pred: dict, # the prediction
         out[c] = pd.Series([r[c] for r in rows], index=out.index, dtype=object)
     return out
 
+
 # %% ../nbs/07f_check.ipynb #9eaa4ae9
 def _measure_verdict(what: str, iv, lo: float, hi: float) -> tuple[str, str]:
     "(verdict, what it tells) for an observed interval [lo, hi] of `what` (lo 0: below the checked LRs, hi inf: above) against `iv`."
@@ -288,6 +324,8 @@ def _measure_verdict(what: str, iv, lo: float, hi: float) -> tuple[str, str]:
     if hi == math.inf or lo == 0: return 'inconclusive: not reached on the checked LRs', f"{obs}: part of {pi} is still possible"
     return 'confirmed', f"{obs}: overlaps {pi}"
 
+
+# %% ../nbs/07f_check.ipynb #37da2b41
 def score_measures(pred: dict, # the prediction
                    df: pd.DataFrame, # the check's results table (`collect_results`)
                    quantities=None, # the measures scored (None: `check.quantities`, default failure_lr)
@@ -308,6 +346,7 @@ def score_measures(pred: dict, # the prediction
                              obs=ov, obs_lo=ol, obs_hi=oh, flag=(o[c] if o is not None and c else ''), verdict=verdict, tells=tells))
     return pd.DataFrame(rows)
 
+
 # %% ../nbs/07f_check.ipynb #97679d24
 def blind_note(after: bool, # the check started after the prediction's made_at
                early: list, # the cells that ended before made_at
@@ -317,6 +356,8 @@ def blind_note(after: bool, # the check started after the prediction's made_at
           [f"{len(early)} cell(s) ended before the prediction was made (a reused folder)"] * bool(early)
     return 'NOT blind: ' + '; '.join(why) if why else 'every cell ran after the prediction was made'
 
+
+# %% ../nbs/07f_check.ipynb #3c96df72
 def check_name(pred: dict, digest: str, overrides: dict|None = None, tokens=None) -> str:
     "The check's study name: `<target>-check-<8 hex of the file's sha256>`, with `-t<tokens>` and `-set<hash>` when given."
     safe = lambda s: ''.join(ch if ch.isalnum() or ch in '_.-' else '_' for ch in str(s)).lstrip('.-') or 'target'
@@ -326,6 +367,8 @@ def check_name(pred: dict, digest: str, overrides: dict|None = None, tokens=None
     if what: name += '-set' + hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:6]
     return name
 
+
+# %% ../nbs/07f_check.ipynb #270e46d0
 def _rows(df: pd.DataFrame) -> list[dict]: return json.loads(df.to_json(orient='records', double_precision=15))  # NaN, NA -> null
 
 def _ended(study_dir: Path, cells: list) -> dict:
@@ -335,6 +378,7 @@ def _ended(study_dir: Path, cells: list) -> dict:
         p = study_dir/c/'summary.json'
         out[c] = datetime.datetime.fromtimestamp(p.stat().st_mtime).astimezone().isoformat(timespec='seconds') if p.exists() else None
     return out
+
 
 # %% ../nbs/07f_check.ipynb #3b1ef22a
 def run_check(pred_path, # the prediction file (JSON)
