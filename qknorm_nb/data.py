@@ -75,6 +75,8 @@ def _txt_documents(path):
         doc = ''.join(buf).strip()
         if doc: yield doc
 
+
+# %% ../nbs/01a_data.ipynb #cc81a137
 def _jsonl_documents(path):
     with open(path, encoding='utf-8') as f:
         for i, line in enumerate(f, 1):
@@ -85,6 +87,8 @@ def _jsonl_documents(path):
                 raise DataError(f"{path}, line {i}: no 'text' field (found {keys}); each line must be a JSON object with a 'text' string")
             if row['text']: yield row['text']
 
+
+# %% ../nbs/01a_data.ipynb #3d3a0874
 def _parquet_documents(path):
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
@@ -96,6 +100,8 @@ def _parquet_documents(path):
 
 _READERS = {'.txt': _txt_documents, '.jsonl': _jsonl_documents, '.parquet': _parquet_documents}
 
+
+# %% ../nbs/01a_data.ipynb #47ea8bd4
 def _local_files(path: Path) -> list[Path]:
     "The data files of a local source, checked eagerly so that errors come before any work."
     if path.is_file():
@@ -114,6 +120,7 @@ def _local_documents(path: Path, split: str):
     if split == 'all': return docs
     keep = (lambda i: i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1) if split == 'val' else (lambda i: i % HOLDOUT_EVERY != HOLDOUT_EVERY - 1)
     return (d for i, d in enumerate(docs) if keep(i))
+
 
 # %% ../nbs/01a_data.ipynb #7e853d5c
 HUB = {'tinystories': dict(path='roneneldan/TinyStories', name=None, val_split='validation'),
@@ -206,6 +213,8 @@ class ByteTokenizer:
         return np.frombuffer(b''.join(d.replace('\0', '').encode('utf-8') + b'\0' for d in docs), dtype=np.uint8)
     def __repr__(self): return f"ByteTokenizer(vocab_size={self.vocab_size}, eot={self.eot})"
 
+
+# %% ../nbs/01a_data.ipynb #802ffba9
 class TiktokenTokenizer:
     "A tiktoken encoding; `encode` never reads special tokens out of the text."
     def __init__(self, name, enc): self.name, self.enc, self.vocab_size, self.eot = name, enc, enc.n_vocab, enc.eot_token
@@ -218,6 +227,8 @@ class TiktokenTokenizer:
         return np.array(out, dtype=np.uint32)
     def __repr__(self): return f"TiktokenTokenizer({self.name!r}, vocab_size={self.vocab_size}, eot={self.eot})"
 
+
+# %% ../nbs/01a_data.ipynb #08d346e0
 def _gpt2():
     path = gpt2_ranks_path()
     if not (path.is_file() and sha256(path) == GPT2_RANKS_SHA256) and not reachable(GPT2_RANKS_URL):
@@ -237,6 +248,7 @@ def get_tokenizer(name: str): # 'bytes' or 'gpt2'
     "The tokenizer called `name`: an object with `.name`, `.vocab_size`, `.eot`, `.encode(str)` and `.decode(ids)`."
     if name not in _BUILD_TOKENIZER: raise DataError(f"tokenizer={name!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
     return _BUILD_TOKENIZER[name]()
+
 
 # %% ../nbs/01a_data.ipynb #22a1494d
 def _text_words(split: str, dataset: str, val_dataset: str|None) -> str:
@@ -295,6 +307,8 @@ def _source_spec(source: str, name: str = 'dataset') -> dict:
 def _slug(source: str) -> str:
     return source if source in CORPORA else re.sub(r'[^A-Za-z0-9_.-]+', '-', Path(source).stem)[:40] or 'local'
 
+
+# %% ../nbs/01a_data.ipynb #639e6436
 def _batched(it, n):
     it = iter(it)
     while batch := list(itertools.islice(it, n)): yield batch
@@ -311,6 +325,8 @@ def _write_tokens(path: Path, docs, tok, budget: int, dtype) -> dict:
             if n >= budget: break
     return dict(tokens=n, docs=ndocs, requested=budget, exhausted=n < budget, text_bytes=nbytes, sha256=h.hexdigest())
 
+
+# %% ../nbs/01a_data.ipynb #d36404ca
 def _open(folder: Path) -> tuple[Prepared | None, str]:
     "The cache in `folder` if it is complete and intact, else None and the reason."
     try:
@@ -327,6 +343,8 @@ def _open(folder: Path) -> tuple[Prepared | None, str]:
     except FileNotFoundError as e: return None, f"{Path(e.filename).name} is missing"
     except (OSError, ValueError, KeyError, TypeError) as e: return None, f"unreadable ({type(e).__name__}: {e})"
 
+
+# %% ../nbs/01a_data.ipynb #6f6dfd84
 def _publish(tmp: Path, final: Path):
     "Rename the finished build `tmp` to `final`; a valid cache that another worker published first wins."
     for _ in range(3):
@@ -345,6 +363,7 @@ def _sweep_stale(root: Path, age_s: float = 86_400):
         try:
             if time.time() - p.stat().st_mtime > age_s: shutil.rmtree(p, ignore_errors=True)
         except OSError: pass
+
 
 # %% ../nbs/01a_data.ipynb #925c8060
 def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu', or a local file/folder
@@ -464,6 +483,8 @@ def windows(tokens, starts, block_size: int) -> tuple[torch.Tensor, torch.Tensor
     y = torch.from_numpy(np.stack([np.asarray(tokens[i + 1:i + 1 + block_size], dtype=np.int64) for i in starts]))  # (B, T)
     return x, y
 
+
+# %% ../nbs/01a_data.ipynb #3b634def
 def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`
               batch_size: int, block_size: int,
               seed: int, step: int, # the batch is a function of these two alone
@@ -478,3 +499,4 @@ def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`
     if pin_memory and torch.device(device).type == 'cuda':  # pinned memory lets the copy overlap with compute
         return x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
     return x.to(device), y.to(device)
+
