@@ -32,6 +32,7 @@ class ResultsError(ValueError):
 
 def quoted(xs): return ', '.join(map(repr, xs))  # how the analysis's messages list names
 
+# %% ../nbs/06_metrics.ipynb #bf3bffd8
 def check_results(df: pd.DataFrame, # the study results table, one row per run
                   cols=REQUIRED,     # columns that must be present
                  ) -> pd.DataFrame:
@@ -113,6 +114,7 @@ def _runs(df, by=None):
 
 def group_key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value} (verdicts reads it too)
 
+# %% ../nbs/06_metrics.ipynb #f9ddcd96
 def fmt_num(x, missing='NaN') -> str:
     "A number as every sentence and table writes it: 3 significant digits, 'inf'/'-inf' for an open end, `missing` for None or NaN."
     # the one formatter of the analysis (verdicts, scaling and the pages call it): a change here changes every sentence alike
@@ -222,6 +224,7 @@ def _missing(have, lrs):
     "The LRs of `lrs` that `have` lacks, as text ('' when none is missing)."
     return ', '.join(f'{x:.3g}' for x in lrs if not on_lrs([x], list(have) or [np.nan])[0])
 
+# %% ../nbs/06_metrics.ipynb #3f823959
 SENS_COLS = ('lr_sens', 'lr_sens_seed_mean', 'lr_sens_seed_std', 'n_seeds', 'loss_star', 'l0', 'n_lr', 'lr_min', 'lr_max', 'lrs', 'missing')
 
 def lr_sensitivity(df: pd.DataFrame, # study results table
@@ -246,6 +249,7 @@ def lr_sensitivity(df: pd.DataFrame, # study results table
                      'lrs': ', '.join(f'{x:.3g}' for x in curve.index), 'missing': miss})
     return pd.DataFrame(rows, columns=[*by, *SENS_COLS])  # no group ran one of `lrs`: no rows, and the columns still there
 
+# %% ../nbs/06_metrics.ipynb #bb30b94d
 def lr_sensitivity_seeds(df: pd.DataFrame, by=None, lrs=None) -> pd.DataFrame:
     "LR sensitivity per (group, seed), each seed against its own ℓ*: with `lrs`, the seeds that ran exactly every one of them; else the curve seeds over their common LRs."
     by = curve_key(df) if by is None else list(by)
@@ -358,6 +362,7 @@ def compared_variants(df: pd.DataFrame, # study results table
     if bad: raise ResultsError(f"on={bad[0]!r} is not a QK-norm variant in the results; variants present: {quoted(vs)}")
     return ons
 
+# %% ../nbs/06_metrics.ipynb #d2758e53
 def _pick_on(df, on):
     "The one variant a gap curve compares: `on`, or the only variant present (a curve is one pair of arms, so None with several is ambiguous)."
     if on is not None: return compared_variants(df, [on])[0]  # wrapped: a list given here is a bad name, not a selection

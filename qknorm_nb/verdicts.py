@@ -64,6 +64,7 @@ def _erfinv(y):
     for _ in range(100): lo, hi = ((lo + hi) / 2, hi) if math.erf((lo + hi) / 2) < y else (lo, (lo + hi) / 2)
     return (lo + hi) / 2
 
+# %% ../nbs/06a_verdicts.ipynb #009b25ca
 USEFUL = 'half_gap'  # the analysis rule's usefulness criterion (studies/rules/analysis.yaml; the methods page argues it)
 CRITERIA = {  # the rule's family of usefulness bars (nats), from ℓ* and the validation text's entropies H1, H2 (06_metrics)
     'half_gap': lambda star, h1, h2: (star + h1) / 2,  # closes at least half the gap from the unigram entropy to ℓ*
@@ -76,6 +77,7 @@ NOT_USEFUL_WORDS = {  # how a page says "above the bar", per criterion
     'bigram': "above the text's bigram entropy",
     'unigram': "above the text's unigram entropy"}
 
+# %% ../nbs/06a_verdicts.ipynb #7d38b746
 def depth_key(r: pd.DataFrame) -> list:
     "The key of one depth of `r`: `curve_key` without the arm (the depth, then each other design axis `r` varies)."
     return [c for c in curve_key(r) if c != ARM]
@@ -85,6 +87,7 @@ def depth_star(r: pd.DataFrame) -> pd.Series:
     k = depth_key(r)
     return r.groupby([*k, ARM, 'lr'])['loss'].mean().groupby(level=k).min()
 
+# %% ../nbs/06a_verdicts.ipynb #b922b8b5
 def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add_entropies` for the text-anchored bars)
                useful=USEFUL,        # a `CRITERIA` name, or a number: nats above ℓ*
               ) -> pd.Series:
@@ -106,6 +109,7 @@ def not_useful(r: pd.DataFrame,        # `tidy_runs` output (loss, fail, qk_norm
     at = bar.reindex(pd.MultiIndex.from_frame(r[k]) if len(k) > 1 else r[k[0]]).values  # each run's depth's bar
     return (r['fail'] | (r['loss'] > at)).rename('not_useful')
 
+# %% ../nbs/06a_verdicts.ipynb #fb916c82
 def failure_lr(df: pd.DataFrame, # study results table
                by=None,          # one failure LR per group of these columns (None: `curve_key`)
                useful=None,      # None: failure = diverged (non-finite or final ≥ ℓ0); a criterion: also "not useful" (`not_useful`)
@@ -173,6 +177,7 @@ def arm_diff(a: pd.Series, b: pd.Series, # per-seed values of two arms, indexed 
         out.update(lo=p['lo'], hi=p['hi'], t=p['t'], method='paired')
     return out
 
+# %% ../nbs/06a_verdicts.ipynb #ecdfe277
 @per_facet
 def sensitivity_gap(df: pd.DataFrame,   # study results table
                     on=None,            # QK-norm variant(s) compared with 'none' (None: every variant)
