@@ -6,27 +6,26 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/cohort.html.md"""
 
 # %% ../nbs/09_cohort.ipynb #e064a817
 from __future__ import annotations
-import hashlib, json, math, os, sys, time, warnings
+import functools, hashlib, json, sys, time, warnings
 from pathlib import Path
 import torch
-import torch.nn.functional as F
+from torch.func import functional_call, vmap
 from fastcore.basics import patch
 from .config import RunConfig, ConfigError, validate, run_identity, COHORT_FIELDS, is_int, is_num
-from .data import prepare, get_batch
-from .model import GPT, n_params, configure_optimizers
-from .attention import math_attention
-from .arms import variant, z_loss_of
-from .probes import run_probes
+from .data import prepare, get_batch, data_warnings
+from .model import GPT, GPTConfig, n_params
+from .arms import z_loss_of
+from .probes import run_probes, global_grad_norm
 from .files import atomic_save, json_safe, remove_stale_tmp, write_json, write_jsonl
 from .device import setup_device, autocast_for
 from .runstate import (new_state, restore_state, due, check_eval, check_probe, check_train_loss, record, flush,
                                 finish, summary, ProgressWriter)
 from .tracking import open_tracker
-from .train import VAL_SEED, get_lr, finished_summary, checkpoint_problem, progress_line  # the single run's schedule, held-out batches, folder and checkpoint checks, progress line
+from .train import VAL_SEED, get_lr, build, evaluate_full, finished_summary, checkpoint_problem, progress_line  # a single run's pieces
 
 # %% auto #0
-__all__ = ['check_cohort', 'cohort_id', 'init_members', 'stack_params', 'member_state_dict', 'cohort_forward', 'CohortAdamW',
-           'evaluate_cohort', 'cohort_problem', 'train_cohort']
+__all__ = ['check_cohort', 'cohort_id', 'init_members', 'stack_params', 'cohort_forward', 'cohort_train_step', 'evaluate_cohort',
+           'cohort_problem', 'train_cohort']
 
 # %% ../nbs/09_cohort.ipynb #f4153f87
 def check_cohort(cfgs: list) -> list:
@@ -44,167 +43,67 @@ def check_cohort(cfgs: list) -> list:
                                   f"member {i} has {k}={v!r}, member 0 has {k}={first[k]!r}")
     return list(cfgs)
 
+# %% ../nbs/09_cohort.ipynb #b7c1e0a2
 def cohort_id(cfgs: list) -> str:
     "A short id that is the same whenever the same member configs come in the same order."
     blob = json.dumps([run_identity(c.to_dict()) for c in cfgs], sort_keys=True)  # threads and data_dir do not count
     return hashlib.sha1(blob.encode()).hexdigest()[:10]
 
 # %% ../nbs/09_cohort.ipynb #29bb9245
-def init_members(cfgs: list, device: str = 'cpu') -> list:
-    "One `GPT` per config, initialised as `train` does: `torch.manual_seed(seed)` then `GPT(cfg)`."
-    models = []
-    for c in cfgs:
-        torch.manual_seed(c.seed)
-        models.append(GPT(c).to(device))
-    return models
+def init_members(cfgs: list, device: str = 'cpu') -> tuple[list, list]:
+    "Each member's `GPT` and AdamW, made by `train`'s own `build` (seed, init, decay groups, fused): (models, opts)."
+    built = [build(c, device) for c in cfgs]
+    return [b[0] for b in built], [b[1] for b in built]
 
 def stack_params(models: list) -> dict:
-    "The models' parameters stacked by name: name -> (K, *shape) leaf tensor that requires grad."
-    named = [dict(m.named_parameters()) for m in models]
-    return {n: torch.stack([d[n].detach() for d in named]).requires_grad_() for n in named[0]}
-
-def member_state_dict(params: dict, k: int) -> dict:
-    "Member `k`'s weights as a state dict for a plain `GPT` (the tied head included)."
-    sd = {n: p[k].detach() for n, p in params.items()}
-    sd['lm_head.weight'] = sd['transformer.wte.weight']
-    return sd
+    "The members' parameters stacked by name: name -> (K, *shape); gradients flow back to each member's own."
+    return {n: torch.stack([m.get_parameter(n) for m in models]) for n, _ in models[0].named_parameters()}
 
 # %% ../nbs/09_cohort.ipynb #e059c489
-def _bshape(w, x):  # view a per-member weight (K, C) so that it broadcasts against x (K, ..., C)
-    return w.view(w.size(0), *[1] * (x.dim() - 2), -1)
+@functools.lru_cache(maxsize=None)
+def _skeleton(config: GPTConfig, device: str) -> GPT:
+    "A `GPT` of the members' shape for `functional_call` to run (its own weights are never read)."
+    with torch.random.fork_rng(devices=[]): return GPT(config).to(device)  # its init leaves the global RNG as it was
 
-def _linear(x, w, b=None):
-    "nn.Linear for every member: x (K, N, in), w (K, out, in), b (K, out) -> (K, N, out)."
-    y = x @ w.mT  # one batched matmul
-    return y if b is None else y + b.unsqueeze(1)
-
-def _layer_norm(x, w, b=None, eps=1e-5):
-    "model.LayerNorm with each member's weight: x (K, ..., C), w and b (K, C)."
-    y = F.layer_norm(x, (x.size(-1),), eps=eps) * _bshape(w, x)
-    return y if b is None else y + _bshape(b, x)
-
-def _qk_norm(x, kind, w, eps=1e-6):
-    "attention.QKNorm for every member: x (K, B, nh, T, hs), w (K, hs) or None (the arm's own `norm`, 00a_arms, with each member's gain)."
-    return variant(kind).norm(x, None if w is None else _bshape(w, x), eps)
-
-def _drop(x, cfg, training): return F.dropout(x, cfg.dropout, training) if cfg.dropout else x
-
-def _attention(x, p, a, cfg, B, T, training):
-    "attention.CausalSelfAttention for every member: x (K, B*T, C) -> (K, B*T, C); `a` prefixes the weight names."
-    K, C, nh = x.size(0), cfg.n_embd, cfg.n_head
-    hs = C // nh
-    q, k, v = _linear(x, p[a + 'c_attn.weight'], p.get(a + 'c_attn.bias')).split(C, dim=2)
-    q, k, v = (t.view(K, B, T, nh, hs).transpose(2, 3) for t in (q, k, v))  # (K, B, nh, T, hs)
-    arm = variant(cfg.qk_norm)
-    if arm.norm is not None:
-        q, k = _qk_norm(q, cfg.qk_norm, p.get(a + 'q_norm.weight')), _qk_norm(k, cfg.qk_norm, p.get(a + 'k_norm.weight'))
-    if arm.learned_scale is not None: q, scale = q * p[a + 'qk_gain'].view(K, 1, 1, 1, 1), 1.0
-    else: scale = 1.0 / math.sqrt(hs)
-    q, k, v = q.flatten(0, 1), k.flatten(0, 1), v.flatten(0, 1)  # (K*B, nh, T, hs): members folded into the batch
-    if cfg.attn_impl == 'math': y = math_attention(q, k, v, scale, lambda t: _drop(t, cfg, training))
-    else: y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale, dropout_p=cfg.dropout if training else 0.0)
-    y = y.view(K, B, nh, T, hs).transpose(2, 3).reshape(K, B * T, C)  # re-assemble all head outputs side by side
-    return _drop(_linear(y, p[a + 'c_proj.weight'], p.get(a + 'c_proj.bias')), cfg, training)
-
-def _mlp(x, p, m, cfg, training):
-    "model.MLP for every member: d -> 4d -> GELU -> d."
-    h = F.gelu(_linear(x, p[m + 'c_fc.weight'], p.get(m + 'c_fc.bias')))
-    return _drop(_linear(h, p[m + 'c_proj.weight'], p.get(m + 'c_proj.bias')), cfg, training)
-
+# %% ../nbs/09_cohort.ipynb #a3c5e7f9
 def cohort_forward(params: dict,          # name -> (K, *shape) stacked weights (`stack_params`)
                    cfg: RunConfig,        # the members' shared architecture
-                   idx: torch.Tensor,     # (B, T) tokens all members see, or (K, B, T): one batch per member
-                   targets: torch.Tensor, # the next tokens, shaped like idx
+                   idx, targets,          # (B, T) tokens and next tokens all members see, or (K, B, T): a batch each
                    training: bool = True, # dropout on (when cfg.dropout > 0)
-                   z: bool = False,       # also return each member's mean log²Z, (K,), for the z-loss
-                   ) -> torch.Tensor | tuple:
-    "Every member's cross-entropy, (K,): `GPT.forward` for K models in one pass of batched matmuls."
-    p, (K, V, C) = params, params['transformer.wte.weight'].shape
-    if idx.dim() == 2: idx, targets = idx.expand(K, *idx.shape), targets.expand(K, *targets.shape)
-    _, B, T = idx.shape
-    assert T <= cfg.block_size, f"sequence length {T} > block_size {cfg.block_size}"
-    # member k's token ids index rows k*V ... k*V+V-1 of the members' tables laid end to end: one lookup for all
-    rows = idx + V * torch.arange(K, device=idx.device).view(K, 1, 1)
-    tok = F.embedding(rows, p['transformer.wte.weight'].flatten(0, 1))  # (K, B, T, C)
-    x = _drop(tok + p['transformer.wpe.weight'][:, None, :T], cfg, training).view(K, B * T, C)  # (K, B*T, C)
-    for i in range(cfg.n_layer):
-        h = f'transformer.h.{i}.'
-        x = x + _attention(_layer_norm(x, p[h + 'ln_1.weight'], p.get(h + 'ln_1.bias')), p, h + 'attn.', cfg, B, T, training)
-        x = x + _mlp(_layer_norm(x, p[h + 'ln_2.weight'], p.get(h + 'ln_2.bias')), p, h + 'mlp.', cfg, training)
-    x = _layer_norm(x, p['transformer.ln_f.weight'], p.get('transformer.ln_f.bias'))
-    logits = x @ p['transformer.wte.weight'].mT  # (K, B*T, V): the tied head
-    tgt = targets.reshape(K, B * T)
-    nll = F.cross_entropy(logits.float().flatten(0, 1), tgt.flatten(), ignore_index=-1, reduction='none').view(K, -1)
-    loss = nll.sum(1) / (tgt != -1).sum(1)  # each member's mean, as reduction='mean' takes it
-    return (loss, torch.logsumexp(logits.float(), -1).pow(2).mean(1)) if z else loss
+                   z: bool = False):      # also return each member's mean log²Z, for the z-loss
+    "Every member's cross-entropy, (K,): `GPT.forward` itself, vmapped over the members' weights."
+    gpt = _skeleton(GPTConfig.of(cfg), str(idx.device)).train(training)
+    def one(p, x, y):  # one member: its weights, its (B, T) batch
+        logits, loss = functional_call(gpt, p, (x, y))  # (B, T, V), ()
+        return (loss, torch.logsumexp(logits.float(), -1).pow(2).mean()) if z else loss  # log²Z as `train_step` takes it
+    d = 0 if idx.dim() == 3 else None
+    with warnings.catch_warnings():  # CPU SDPA has no batching rule: vmap runs it member by member, and says so
+        warnings.filterwarnings('ignore', message='.*batching rule for aten::_scaled_dot_product')
+        return vmap(one, in_dims=(0, d, d), randomness='different')(params, idx, targets)
 
 # %% ../nbs/09_cohort.ipynb #2b283a37
-class CohortAdamW:
-    "AdamW on stacked (K, ...) parameters: one learning rate and one gradient norm per member."
-    def __init__(self, params: dict, # name -> (K, *shape) parameters (`stack_params`)
-                 model: GPT,         # one member's plain model: `configure_optimizers` says which names decay
-                 cfg: RunConfig):    # betas, eps and weight_decay
-        groups = configure_optimizers(model, cfg.weight_decay, cfg.lr, (cfg.beta1, cfg.beta2), cfg.eps).param_groups
-        name_of = {id(p): n for n, p in model.named_parameters()}
-        self.wd = {name_of[id(p)]: g['weight_decay'] for g in groups for p in g['params']}
-        self.params, self.cfg, self.t = params, cfg, 0
-        self.exp_avg = {n: torch.zeros_like(p) for n, p in params.items()}
-        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in params.items()}
-
-    @torch.no_grad()
-    def clip_(self, max_norm: float) -> torch.Tensor:
-        "Scale each member's gradients to global norm <= max_norm (0: no clipping); return the norms before, (K,)."
-        grads = [p.grad for p in self.params.values()]
-        per_param = torch.stack([torch.linalg.vector_norm(g.reshape(len(g), -1).float(), dim=1) for g in grads])  # (P, K)
-        norm = torch.linalg.vector_norm(per_param, dim=0)  # (K,): clip_grad_norm_'s norm of norms
-        if max_norm:
-            coef = torch.clamp(max_norm / (norm + 1e-6), max=1.0)  # clip_grad_norm_'s formula
-            for g in grads: g.mul_(coef.view(-1, *[1] * (g.dim() - 1)))
-        return norm
-
-    @torch.no_grad()
-    def step(self, lrs: list):  # member k's learning rate for this step
-        "One AdamW update of every member with its own learning rate; the gradients are then dropped."
-        b1, b2, eps = self.cfg.beta1, self.cfg.beta2, self.cfg.eps
-        self.t += 1
-        bc1, bc2_sqrt = 1 - b1 ** self.t, (1 - b2 ** self.t) ** 0.5
-        dev = next(iter(self.params.values())).device
-        neg_step = torch.tensor([-lr / bc1 for lr in lrs], device=dev)  # AdamW's Python floats, made float32 as it makes them
-        decay = {wd: torch.tensor([1 - lr * wd for lr in lrs], device=dev) for wd in set(self.wd.values()) if wd}
-        for n, p in self.params.items():
-            per_member = lambda v: v.view(-1, *[1] * (p.dim() - 1))  # (K,) -> (K, 1, ..., 1)
-            g, m, v = p.grad, self.exp_avg[n], self.exp_avg_sq[n]
-            if self.wd[n]: p.mul_(per_member(decay[self.wd[n]]))
-            m.lerp_(g, 1 - b1)
-            v.mul_(b2).addcmul_(g, g, value=1 - b2)
-            denom = (v.sqrt() / bc2_sqrt).add_(eps)
-            p.add_(per_member(neg_step) * m / denom)
-            p.grad = None
-
-    def keep(self, idx: list):  # positions, in the batch, of the members that stay
-        "Drop every other member from the weights and the optimiser state alike."
-        for n in self.params:
-            self.params[n] = self.params[n].detach()[idx].requires_grad_()
-            self.exp_avg[n], self.exp_avg_sq[n] = self.exp_avg[n][idx], self.exp_avg_sq[n][idx]
-
-    def state_dict(self) -> dict:
-        return dict(t=self.t, params={n: p.detach() for n, p in self.params.items()}, exp_avg=self.exp_avg, exp_avg_sq=self.exp_avg_sq)
-
-    def load_state_dict(self, sd: dict, idx: list):  # idx: which of the saved members to take
-        "Restore weights and moments of the saved members `idx` (in the order given)."
-        dev = next(iter(self.params.values())).device
-        self.t = sd['t']
-        for n in self.params:
-            self.params[n] = sd['params'][n][idx].to(dev).requires_grad_()
-            self.exp_avg[n], self.exp_avg_sq[n] = sd['exp_avg'][n][idx].to(dev), sd['exp_avg_sq'][n][idx].to(dev)
+def cohort_train_step(models, opts, cfgs,  # the active members' GPTs, AdamWs (`init_members`) and configs
+                      x, y,                # (B, T) for all, or (K, B, T): a batch each
+                      step: int, autocast, fwd=cohort_forward) -> tuple:
+    "`train_step` for K members: each one's lr, one batched forward and backward, each one's clip and AdamW; losses, norms (K,)."
+    for c, opt in zip(cfgs, opts):
+        for group in opt.param_groups: group['lr'] = get_lr(step, c)
+    c, z = cfgs[0], z_loss_of(cfgs[0])
+    with autocast:
+        loss, log_z2 = fwd(stack_params(models), c, x, y, z=True) if z else (fwd(stack_params(models), c, x, y), 0)  # (K,)
+    (loss + z * log_z2).sum().backward()  # members are independent: each model gets the gradient of its own loss
+    clip = lambda m: torch.nn.utils.clip_grad_norm_(m.parameters(), c.grad_clip) if c.grad_clip else global_grad_norm(m.parameters())
+    norms = torch.stack([clip(m) for m in models])
+    for opt in opts: opt.step(); opt.zero_grad(set_to_none=True)
+    return loss.detach(), norms
 
 # %% ../nbs/09_cohort.ipynb #e2293ba1
 @torch.no_grad()
-def evaluate_cohort(params: dict, cfg: RunConfig, batches: list, autocast, fwd=cohort_forward) -> list:
+def evaluate_cohort(models: list, cfg: RunConfig, batches: list, autocast, fwd=cohort_forward) -> list:
     "Each member's mean loss over the fixed validation batches (`evaluate` for K models, one sync)."
-    losses = []
+    params, losses = stack_params(models), []
     for x, y in batches:
-        with autocast: losses.append(fwd(params, cfg, x, y, training=False).float())
+        with autocast: losses.append(fwd(params, cfg, x, y, training=False).float())  # (K,)
     return torch.stack(losses).mean(0).tolist()
 
 def _train_batch(data, cfg, seeds, step, device):
@@ -213,14 +112,16 @@ def _train_batch(data, cfg, seeds, step, device):
     if len(by_seed) == 1: return next(iter(by_seed.values()))
     return tuple(torch.stack([by_seed[s][i] for s in seeds]) for i in (0, 1))
 
+# %% ../nbs/09_cohort.ipynb #c0a7e5d1
 def _ckpt_path(cohort_dir: Path, cid: str) -> Path: return Path(cohort_dir) / f'cohort-{cid}.pt'  # one folder can hold several cohorts
 
-def _save_cohort(path: Path, cfgs, active, opt, states, elapsed):
-    ck = dict(configs=[c.to_dict() for c in cfgs], active=list(active), opt=opt.state_dict(),
-              states=[json_safe(states[m]) for m in active], elapsed=elapsed, rng=torch.get_rng_state())
+def _save_cohort(path: Path, cfgs, active, models, opts, states, elapsed):
+    ck = dict(configs=[c.to_dict() for c in cfgs], active=list(active), models=[m.state_dict() for m in models],
+              opts=[o.state_dict() for o in opts], states=[json_safe(states[m]) for m in active], elapsed=elapsed, rng=torch.get_rng_state())
     if torch.cuda.is_available(): ck['cuda_rng'] = torch.cuda.get_rng_state_all()
     atomic_save(ck, path, fault='write:cohort.pt')  # one hook name for every cohort's checkpoint
 
+# %% ../nbs/09_cohort.ipynb #c0a7e5d2
 def _load_cohort(path: Path, cfgs) -> dict | None:
     if not path.exists(): return None
     try: ck = torch.load(path, map_location='cpu', weights_only=True)
@@ -237,12 +138,15 @@ def _load_cohort(path: Path, cfgs) -> dict | None:
         return None
     return ck
 
+# %% ../nbs/09_cohort.ipynb #c0a7e5d3
 def cohort_problem(ck: dict, cfgs) -> str | None:
     "What makes a cohort checkpoint one a live cohort cannot have written (None: sound); each member's state as `checkpoint_problem` checks a run's."
     active, states, elapsed = ck.get('active'), ck.get('states'), ck.get('elapsed')
     if not isinstance(active, list) or not all(is_int(m) and 0 <= m < len(cfgs) for m in active) or len(set(active)) < len(active):
         return f"active={active!r} is not a list of distinct member indices in [0, {len(cfgs)})"
-    if not isinstance(states, list) or len(states) != len(active): return f"it holds {len(states) if isinstance(states, list) else states!r} member states for {len(active)} active members"
+    for k in ('states', 'models', 'opts'):  # one of each per active member, as `train`'s checkpoint holds one of each
+        if not isinstance(v := ck.get(k), list): return f"it has no list of member {k} (a cohort checkpoint of the older stacked format has none)"
+        if len(v) != len(active): return f"it holds {len(v)} member {k} for {len(active)} active members"
     if not is_num(elapsed) or not elapsed >= 0: return f"elapsed={elapsed!r} is not a number of seconds >= 0"
     for m, s in zip(active, states):
         if (why := checkpoint_problem(s, cfgs[m])) is not None: return f"member {m}: {why}"
@@ -260,14 +164,13 @@ def _open_folders(cfgs, run_dirs):
 
 # %% ../nbs/09_cohort.ipynb #629e673b
 class _Cohort:
-    "The members still training: stacked weights and optimiser, and per member a run state, folder, progress and tracker."
+    "The members still training (models and optimisers in batch order), and per member a run state, folder, progress and tracker."
     def __init__(self, cfgs, run_dirs, summaries, active, device, data, ckpt):
         self.cfgs, self.run_dirs, self.summaries, self.active = cfgs, run_dirs, summaries, active
         self.cfg, self.cid, self.device, self.data, self.ckpt = cfgs[0], cohort_id(cfgs), device, data, ckpt
-        models = init_members([cfgs[m] for m in active], device)
-        self.model = models[0]  # a plain GPT of the members' shape: probes load each member into it
-        self.opt = CohortAdamW(stack_params(models), self.model, self.cfg)
-        self.states = {m: new_state(cfgs[m]) for m in active}
+        self.models, self.opts = init_members([cfgs[m] for m in active], device)
+        self.n_params = n_params(self.models[0]), n_params(self.models[0], non_embedding=True)
+        self.states = {m: new_state(cfgs[m]) | dict(data_warnings=data_warnings(data.meta)) for m in active}
         self.elapsed0, self.t0 = 0.0, time.perf_counter()
         self.fwd = torch.compile(cohort_forward, dynamic=True) if self.cfg.compile else cohort_forward
         self.autocast = autocast_for(device, self.cfg.dtype)
@@ -276,31 +179,38 @@ class _Cohort:
         self.live = {m: ProgressWriter(run_dirs[m], cfgs[m]) for m in active}
         self.trackers = {}  # opened after the resume, which says each member's starting step
 
-    def resume(self):
-        "Restore the cohort checkpoint when there is a usable one."
-        ck, active = _load_cohort(self.ckpt, self.cfgs), self.active
-        if ck is not None and not set(active) <= set(ck['active']):
-            warnings.warn(f"ignoring cohort checkpoint {self.ckpt}: members {sorted(set(active) - set(ck['active']))} "
-                          "ended in it but have no summary"); ck = None
-        if ck is None: return
-        self.opt.load_state_dict(ck['opt'], [ck['active'].index(m) for m in active])  # members finished since are left out
-        self.states = {m: restore_state(ck['states'][ck['active'].index(m)], self.cfgs[m]) for m in active}
-        for s in self.states.values(): s['resumes'] += 1
-        self.elapsed0 = ck['elapsed']
-        torch.set_rng_state(ck['rng'])
-        if 'cuda_rng' in ck and torch.cuda.is_available(): torch.cuda.set_rng_state_all(ck['cuda_rng'])
+# %% ../nbs/09_cohort.ipynb #d1e2f3a4
+@patch
+def resume(self: _Cohort):
+    "Restore the cohort checkpoint when there is a usable one (members that ended since it was written are left out)."
+    ck, active = _load_cohort(self.ckpt, self.cfgs), self.active
+    if ck is not None and not set(active) <= set(ck['active']):
+        warnings.warn(f"ignoring cohort checkpoint {self.ckpt}: members {sorted(set(active) - set(ck['active']))} "
+                      "ended in it but have no summary"); ck = None
+    if ck is None: return
+    for m, model, opt in zip(active, self.models, self.opts):
+        i = ck['active'].index(m)
+        model.load_state_dict(ck['models'][i]); opt.load_state_dict(ck['opts'][i])  # as `load_checkpoint` restores a run
+        self.states[m] = restore_state(ck['states'][i], self.cfgs[m]); self.states[m]['resumes'] += 1
+    self.elapsed0 = ck['elapsed']
+    torch.set_rng_state(ck['rng'])
+    if 'cuda_rng' in ck and torch.cuda.is_available(): torch.cuda.set_rng_state_all(ck['cuda_rng'])
 
-    def open_trackers(self):
-        "One tracker per active member, when `log_to` asks for one."
-        for m in self.active: self.trackers[m] = open_tracker(self.cfgs[m], self.run_dirs[m], self.states[m]['step'])
+# %% ../nbs/09_cohort.ipynb #d1e2f3a5
+@patch
+def open_trackers(self: _Cohort):
+    "One tracker per active member, when `log_to` asks for one."
+    for m in self.active: self.trackers[m] = open_tracker(self.cfgs[m], self.run_dirs[m], self.states[m]['step'])
 
-    def elapsed(self) -> float: return self.elapsed0 + time.perf_counter() - self.t0
+@patch
+def elapsed(self: _Cohort) -> float: return self.elapsed0 + time.perf_counter() - self.t0
 
-    def close(self):
-        "Close every tracker still open (at the end, and on an exception)."
-        for m, t in list(self.trackers.items()):
-            if t is not None: t.close()
-            del self.trackers[m]
+@patch
+def close(self: _Cohort):
+    "Close every tracker still open (at the end, and on an exception)."
+    for m, t in list(self.trackers.items()):
+        if t is not None: t.close()
+        del self.trackers[m]
 
 # %% ../nbs/09_cohort.ipynb #7fd3b109
 @patch
@@ -309,64 +219,60 @@ def evaluate_and_probe(self: _Cohort, step: int, last: bool):
     c, act = self.cfg, self.active
     lrs = [get_lr(step, self.cfgs[m]) for m in act]
     if any([due(self.states[m], 'eval', step, c.eval_every, last) for m in act]):  # a list: every member is marked
-        for m, lr, val in zip(act, lrs, evaluate_cohort(self.opt.params, c, self.val_batches, self.autocast, self.fwd)):
+        for m, lr, val in zip(act, lrs, evaluate_cohort(self.models, c, self.val_batches, self.autocast, self.fwd)):
             check_eval(self.states[m], self.cfgs[m], step, val)
             record(self.states[m], step, self.cfgs[m], self.trackers[m], lr=lr, val_loss=val)
     if any([due(self.states[m], 'probe', step, c.probe_every, last) for m in act]):
-        for j, (m, lr) in enumerate(zip(act, lrs)):
-            self.model.load_state_dict(member_state_dict(self.opt.params, j))
-            check_probe(self.states[m], stats := run_probes(self.model, self.val_batches[0][0], self.autocast))
+        for m, lr, model in zip(act, lrs, self.models):
+            check_probe(self.states[m], stats := run_probes(model, self.val_batches[0][0], self.autocast))
             record(self.states[m], step, self.cfgs[m], self.trackers[m], lr=lr, **stats)
 
 # %% ../nbs/09_cohort.ipynb #69dce89e
 @patch
 def train_step(self: _Cohort, step: int) -> list | None:
     "One optimisation step of every active member, and its bookkeeping; the members' losses (batch order) if the step is logged."
-    c, act, opt = self.cfg, self.active, self.opt
-    lrs = [get_lr(step, self.cfgs[m]) for m in act]
-    x, y = _train_batch(self.data, c, [self.cfgs[m].seed for m in act], step, self.device)
-    with self.autocast:
-        if z_loss_of(c): loss, log_z2 = self.fwd(opt.params, c, x, y, z=True); objective = loss + z_loss_of(c) * log_z2
-        else: loss = objective = self.fwd(opt.params, c, x, y)
-    objective.sum().backward()  # members are independent: each one's gradient is that of its own loss
-    norm = opt.clip_(c.grad_clip)
-    opt.step(lrs)
-    lossf, normf = torch.stack([loss.detach().float(), norm]).tolist()  # one sync for all members
+    act = self.active
+    x, y = _train_batch(self.data, self.cfg, [self.cfgs[m].seed for m in act], step, self.device)
+    loss, norm = cohort_train_step(self.models, self.opts, [self.cfgs[m] for m in act], x, y, step, self.autocast, self.fwd)
+    lossf, normf = torch.stack([loss.float(), norm.float()]).tolist()  # one sync for all members
     logged = False
-    for m, lr, l, gn in zip(act, lrs, lossf, normf):
+    for m, l, gn in zip(act, lossf, normf):
         st = self.states[m]
         if check_train_loss(st, self.cfgs[m], step, l):  # a logged step
-            record(st, step, self.cfgs[m], self.trackers[m], lr=lr, train_loss=l, grad_norm=gn); logged = True
+            record(st, step, self.cfgs[m], self.trackers[m], lr=get_lr(step, self.cfgs[m]), train_loss=l, grad_norm=gn); logged = True
         st['step'] = step + 1 if st['status'] == 'running' else step
         self.live[m].update(st)
     return lossf if logged else None
 
 # %% ../nbs/09_cohort.ipynb #413291ed
 @patch
-def end_member(self: _Cohort, m: int):
+def end_member(self: _Cohort, m: int, model: GPT):
     "Write member m's folder as `train` ends a run."
     st, cfg = self.states[m], self.cfgs[m]
+    if st['status'] == 'running':  # it reached the last step: the rule's loss, on the whole validation split
+        st['final_val_loss_full'], st['final_val_tokens'] = evaluate_full(model, self.data.val, cfg.batch_size, cfg.block_size,
+                                                                          self.autocast, self.device)
     st['elapsed'] = self.elapsed()
     finish(st)
     flush(st, self.trackers.get(m))
     write_jsonl(self.run_dirs[m] / 'metrics.jsonl', st['log'])
-    s = summary(st, cfg, n_params(self.model), n_params(self.model, non_embedding=True), self.device)
-    s['fast']['fused'] = False  # the cohort steps with its own batched AdamW (CohortAdamW), whatever cfg.fused says
+    s = summary(st, cfg, *self.n_params, self.device)
     self.summaries[m] = s | dict(cohort=dict(size=len(self.cfgs), index=m, id=self.cid))
     write_json(self.run_dirs[m] / 'summary.json', self.summaries[m])  # written last: its presence means the run is finished
     self.live[m].remove()
     if (t := self.trackers.pop(m, None)) is not None: t.outcome(self.summaries[m]); t.close()
 
+# %% ../nbs/09_cohort.ipynb #e5f6a7b8
 @patch
 def let_go(self: _Cohort, last: bool):
     "Finished and failed members leave the batch (all of them at the last step)."
     act = self.active
     keep = [j for j, m in enumerate(act) if self.states[m]['status'] == 'running' and not last]
     for j, m in enumerate(act):
-        if j not in keep: self.end_member(m)
+        if j not in keep: self.end_member(m, self.models[j])
     if len(keep) < len(act):
         act[:] = [act[j] for j in keep]
-        if act: self.opt.keep(keep)
+        self.models, self.opts = [self.models[j] for j in keep], [self.opts[j] for j in keep]
 
 @patch
 def save(self: _Cohort, step: int):
@@ -374,7 +280,7 @@ def save(self: _Cohort, step: int):
     for m in self.active:
         self.states[m].update(elapsed=self.elapsed(), ckpt_step=step)
         write_jsonl(self.run_dirs[m] / 'metrics.jsonl', self.states[m]['log'])
-    if self.cfg.ckpt_every: _save_cohort(self.ckpt, self.cfgs, self.active, self.opt, self.states, self.elapsed())
+    if self.cfg.ckpt_every: _save_cohort(self.ckpt, self.cfgs, self.active, self.models, self.opts, self.states, self.elapsed())
 
 # %% ../nbs/09_cohort.ipynb #ebc103b3
 def _losses(vals) -> str: return ' '.join(f"{v:.4f}" for v in vals)
@@ -387,6 +293,7 @@ def say(self: _Cohort, said: tuple, step: int, losses: list) -> tuple:
     val = _losses(s['last_val'] for s in sts) if fresh else None  # only on the steps that evaluated
     return progress_line(said, step, self.cfg.max_iters, _losses(losses), val, len(sts) * self.cfg.tokens_per_step, f" ({len(sts)} members)")
 
+# %% ../nbs/09_cohort.ipynb #f1a2b3c4
 @patch
 def run(self: _Cohort, progress, lines: bool = False):
     "Train until every member has ended (with `lines`, one printed line per logged step)."
@@ -409,6 +316,7 @@ def run(self: _Cohort, progress, lines: bool = False):
         bar.update(1); bar.set_postfix(members=len(self.active))
     bar.close()
 
+# %% ../nbs/09_cohort.ipynb #f1a2b3c5
 def _cohort_bar(cfgs, initial, progress):
     from tqdm import tqdm  # the text bar: tqdm.auto warns in a kernel without ipywidgets
     disable = (not sys.stderr.isatty()) if progress is None else not progress
