@@ -167,6 +167,8 @@ def _steps(preset, fixed: dict) -> int:
     if 'max_iters' in fixed and 'token_budget' not in fixed: d['token_budget'] = 0  # explicit steps win, as in make_config
     return math.ceil(d['token_budget'] / (d['batch_size'] * d['block_size'])) if d['token_budget'] > 0 else d['max_iters']
 
+
+# %% ../nbs/07f_check.ipynb #840ddf7f
 def _check_tokens(tokens, preset, fixed: dict, full: int):
     "Refuse a token budget no check run can use: not a finite number, less than one step of the check's runs, more than the predicted run."
     d = default_values() | PRESETS.get(preset, {}) | fixed

@@ -45,12 +45,15 @@ def check_dataset(v: str, # a corpus name or a local path
         raise DatasetError(f"{name}={v!r} is a {p.suffix or 'suffix-less'} file; a local text is a {', '.join(LOCAL_SUFFIXES)} file or a folder of them")
     raise DatasetError(f"{name}={v!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
 
+
+# %% ../nbs/01a_data.ipynb #b98110a8
 def check_sources(cfg, # a `RunConfig` (or anything with `dataset` and `val_dataset`)
                  ):
     "`cfg` when its `dataset` (and `val_dataset`, when set) can be read here; else a `DatasetError` naming the field."
     check_dataset(cfg.dataset)
     if cfg.val_dataset: check_dataset(cfg.val_dataset, 'val_dataset')
     return cfg
+
 
 # %% ../nbs/01a_data.ipynb #96789d0f
 EOT_MARKER = '<|endoftext|>'
@@ -139,12 +142,16 @@ def reachable(url: str, timeout: float = 3.0) -> bool:
     t = threading.Thread(target=probe, daemon=True); t.start(); t.join(timeout + 0.5)
     return bool(ok)
 
+
+# %% ../nbs/01a_data.ipynb #3050366e
 def _hub_help(name):
     return (f"Alternatives: (1) a local copy, e.g. dataset='/path/to/TinyStories-train.txt' (the raw file with "
             f"{EOT_MARKER} separators) or a .jsonl/.parquet file or folder with a 'text' field; (2) set "
             f"HF_DATASETS_OFFLINE=1 before starting Python, with a Hugging Face cache that already holds {HUB[name]['path']}; "
             f"(3) dataset='builtin', the synthetic stories that ship with this package.")
 
+
+# %% ../nbs/01a_data.ipynb #126c18e7
 def _hub_documents(name: str, split: str):
     "Stream the 'text' of hub corpus `name`; fails within seconds, with alternatives, when the hub is out of reach."
     import datasets
@@ -160,6 +167,7 @@ def _hub_documents(name: str, split: str):
     if 'val_docs' in spec and split != 'all':
         ds = ds.take(spec['val_docs']) if split == 'val' else ds.skip(spec['val_docs'])
     return (row['text'] for row in ds if row['text'])
+
 
 # %% ../nbs/01a_data.ipynb #82c07c63
 def iter_documents(source: str,     # 'builtin', 'tinystories', 'fineweb-edu', or a local .txt/.jsonl/.parquet file or folder
@@ -184,10 +192,14 @@ def tiktoken_cache_dir() -> Path:
         d = os.environ['TIKTOKEN_CACHE_DIR'] = str(Path('~/.cache/qknorm_nb/tiktoken').expanduser())
     return Path(d).expanduser()
 
+
+# %% ../nbs/01a_data.ipynb #450dacd8
 def gpt2_ranks_path(cache_dir: str | Path | None = None) -> Path:
     "Where tiktoken looks for the GPT-2 ranks file: the sha1 hex of its URL inside the cache folder."
     return Path(cache_dir or tiktoken_cache_dir()).expanduser() / hashlib.sha1(GPT2_RANKS_URL.encode()).hexdigest()
 
+
+# %% ../nbs/01a_data.ipynb #f880d7dc
 def seed_tiktoken_cache(src_file: str | Path, # a GPT-2 ranks file, e.g. whisper/assets/gpt2.tiktoken
                         cache_dir: str | Path | None = None) -> Path: # default: `tiktoken_cache_dir()`
     "Copy a GPT-2 ranks file into tiktoken's cache after checking its sha256; returns the cached path."
@@ -201,6 +213,7 @@ def seed_tiktoken_cache(src_file: str | Path, # a GPT-2 ranks file, e.g. whisper
     tmp = dst.with_name(f'{dst.name}.{uuid.uuid4().hex}.tmp')
     shutil.copyfile(src, tmp); os.replace(tmp, dst)  # atomic: a reader never sees half a file
     return dst
+
 
 # %% ../nbs/01a_data.ipynb #656c907a
 class ByteTokenizer:
@@ -270,6 +283,8 @@ def data_warnings(meta: dict) -> list[str]:
                       f"{c['requested']:,} requested tokens ({split}_tokens)")
     return ws
 
+
+# %% ../nbs/01a_data.ipynb #ac642a84
 def say_warnings(ws: list[str]):
     "Print each warning once on stderr, in the package's words (a Python `UserWarning` would add its file, line and source line)."
     for w in ws: print(f"qknorm: warning: {w}", file=sys.stderr)
