@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/data.html.md"""
 
 # %% ../nbs/01a_data.ipynb #0344c78a
 from __future__ import annotations
-import hashlib, itertools, json, os, re, shutil, socket, sys, threading, time, uuid, warnings
+import hashlib, itertools, json, os, re, shutil, socket, sys, threading, time, uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -408,7 +408,7 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
     if final.exists():
         found, why = _open(final)
         if found is not None: return found
-        warnings.warn(f"prepared data in {final} is broken ({why}); rebuilding it")
+        say_warnings([f"prepared data in {final} is broken ({why}); rebuilding it"])
 
     # everything that can fail for a bad source or tokenizer fails here, before any file is written
     tok = get_tokenizer(tokenizer)
