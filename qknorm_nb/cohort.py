@@ -66,17 +66,13 @@ def _skeleton(config: GPTConfig, device: str) -> GPT:
     with torch.random.fork_rng(devices=[]): return GPT(config).to(device)  # its init leaves the global RNG as it was
 
 # %% ../nbs/09_cohort.ipynb #a3c5e7f9
-def cohort_forward(params: dict,          # name -> (K, *shape) stacked weights (`stack_params`)
-                   cfg: RunConfig,        # the members' shared architecture
-                   idx, targets,          # (B, T) tokens and next tokens all members see, or (K, B, T): a batch each
-                   training: bool = True, # dropout on (when cfg.dropout > 0)
-                   z: bool = False):      # also return each member's mean log²Z, for the z-loss
-    "Every member's cross-entropy, (K,): `GPT.forward` itself, vmapped over the members' weights."
-    gpt = _skeleton(GPTConfig.of(cfg), str(idx.device)).train(training)
-    def one(p, x, y):  # one member: its weights, its (B, T) batch
+def cohort_forward(params: dict, cfg: RunConfig, idx, targets, training: bool = True, z: bool = False):
+    "Every member's cross-entropy, (K,) (and mean log²Z with `z`): `GPT.forward` itself, vmapped over the stacked `params`."
+    gpt = _skeleton(GPTConfig.of(cfg), str(idx.device)).train(training)  # dropout as `training` says
+    def one(p, x, y):  # one member: its weights, its (B, T) tokens and targets
         logits, loss = functional_call(gpt, p, (x, y))  # (B, T, V), ()
         return (loss, torch.logsumexp(logits.float(), -1).pow(2).mean()) if z else loss  # log²Z as `train_step` takes it
-    d = 0 if idx.dim() == 3 else None
+    d = 0 if idx.dim() == 3 else None  # (K, B, T): a batch per member; (B, T): one for all
     with warnings.catch_warnings():  # CPU SDPA has no batching rule: vmap runs it member by member, and says so
         warnings.filterwarnings('ignore', message='.*batching rule for aten::_scaled_dot_product')
         return vmap(one, in_dims=(0, d, d), randomness='different')(params, idx, targets)
