@@ -30,21 +30,27 @@ def notebook_warnings(path) -> list[str]:
                   if o.get('output_type') == 'stream' and o.get('name') == 'stderr')
     return re.findall(r'^\S.*?:\d+: UserWarning: (.*)$', err, flags=re.M)
 
+# %% ../nbs/07g_report.ipynb #d30a61f5
+def _ladder_page(folder: Path, # a ladder folder (it holds ladder.json), resolved
+                 notebook=None) -> tuple[Path, dict]:
+    "The scale page and its parameters: the ladder file `ladder.json` names (looked for in the checkout above runs/), the runs and checks folders."
+    try: spec = read_json(folder/'ladder.json')
+    except FileError as e: raise SweepError(f"{e}: the ladder's record cannot be read; run `qknorm ladder` on its file to write it again") from None
+    src = (spec if isinstance(spec, dict) else {}).get('source') or ''
+    root = folder.parent.parent  # runs/<ladder> sits in the checkout that holds the ladder file
+    f = next((c for c in (Path(src), root/src) if src and c.is_file()), None)
+    if f is None: raise SweepError(f"{folder}/ladder.json: source={src!r} is not a ladder file here "
+                                   f"(looked in {root} and the working directory): the scale page needs the ladder file the rungs ran from")
+    return find_notebook(notebook, '22_scale.ipynb'), dict(ladder_file=str(f.resolve()), runs_dir=str(folder.parent),
+                                                          checks_dir=str(root/'bench'/'checks'))
+
+
 # %% ../nbs/07g_report.ipynb #7795ab68
 def page_for(folder: Path, # a study folder or a ladder folder, resolved
              notebook=None, # the notebook to execute; None: the repository's page for that kind of folder
             ) -> tuple[Path, dict]:
     "The notebook that reads `folder` and its papermill parameters: 22_scale for a ladder (ladder.json), 23_depth for a study with a rule in studies/rules/, 20_analysis for a study."
-    if (folder/'ladder.json').is_file():
-        try: spec = read_json(folder/'ladder.json')
-        except FileError as e: raise SweepError(f"{e}: the ladder's record cannot be read; run `qknorm ladder` on its file to write it again") from None
-        src = (spec if isinstance(spec, dict) else {}).get('source') or ''
-        root = folder.parent.parent  # runs/<ladder> sits in the checkout that holds the ladder file
-        f = next((c for c in (Path(src), root/src) if src and c.is_file()), None)
-        if f is None: raise SweepError(f"{folder}/ladder.json: source={src!r} is not a ladder file here "
-                                       f"(looked in {root} and the working directory): the scale page needs the ladder file the rungs ran from")
-        return find_notebook(notebook, '22_scale.ipynb'), dict(ladder_file=str(f.resolve()), runs_dir=str(folder.parent),
-                                                              checks_dir=str(root/'bench'/'checks'))
+    if (folder/'ladder.json').is_file(): return _ladder_page(folder, notebook)
     if (folder/'study.json').is_file():
         rule = folder.parent.parent/'studies'/'rules'/f'{folder.name}.yaml'  # a confirmatory study: its committed rule
         if rule.is_file(): return find_notebook(notebook, '23_depth.ipynb'), dict(study_dir=str(folder), rule_file=str(rule.resolve()))
