@@ -157,6 +157,7 @@ def _wanted(df, spec, br, have):
                          for s in _more_seeds(have, q, r.n_layer, lr, _seed_target(sp))])
     return want
 
+# %% ../nbs/06b_refine.ipynb #97c924b7
 def plan_round(df: pd.DataFrame, # results so far, every round (a `round` column is optional: absent means 0)
                spec: dict|None,  # the study's `refine:` block
                round: int,       # the round to plan: 1, 2, ...

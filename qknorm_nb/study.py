@@ -241,6 +241,7 @@ def add_cells(st: Study, settings: list[dict]) -> list[Cell]:
     st.cells.extend(new)
     return new
 
+# %% ../nbs/07_study.ipynb #7ec5d06d
 def grid_settings(axes: dict) -> list[dict]:
     "Every combination of the axis values, in grid order (the last axis varies fastest)."
     return [dict(zip(axes, combo)) for combo in itertools.product(*axes.values())]

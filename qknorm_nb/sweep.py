@@ -162,6 +162,7 @@ METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'final_val_loss_full', '
            'last_max_logit', *MEASURE_NAMES)  # each per-run measure (04_probes: its largest value over the run)
 TAIL = ('wall_time', 'tokens_per_s', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'error')  # the scale measures: the ladder's x
 
+# %% ../nbs/07c_sweep.ipynb #4d93a324
 def collect_results(study_dir):
     "A DataFrame with one row per declared cell of `study_dir` that has a readable summary.json; `df.attrs['left_out']` names the folders it could not use, and why."
     import pandas as pd

@@ -248,6 +248,7 @@ def crossing(lr, gap, margin):
     t = (margin - gap[i - 1]) / (gap[i] - gap[i - 1])
     return 10 ** (math.log10(lr[i - 1]) + t * math.log10(lr[i] / lr[i - 1])), lr[i - 1], lr[i]
 
+# %% ../nbs/06a_verdicts.ipynb #c7785c88
 def plateau_lrs(r: pd.DataFrame, # `tidy_runs` of two arms
                 useful=USEFUL) -> set:
     "(n_layer, lr) where both arms' seed-mean losses are above the usefulness bar: both on a plateau, where a gap is no crossing."
@@ -267,6 +268,7 @@ def _gap_seeds(df, o, useful=USEFUL):
     w = w[np.array([k not in flat for k in w.index.droplevel('seed')], dtype=bool)]  # rows (an empty list would select columns)
     return (w[OFF] - w[o]).rename('gap').reset_index()
 
+# %% ../nbs/06a_verdicts.ipynb #bb742e01
 NECESSITY_COLS = ['n_layer', 'on', 'threshold', 'lr_fail', 'lr_hold', 'bracket_decades', 'thr_lo', 'thr_hi', 'seed_thresholds', 'n_seeds',
                   'censored'] + [f'gap_{e}{k}' for e in 'fh' for k in ('', '_lo', '_hi', '_n')]
 
@@ -330,6 +332,7 @@ def _h1(gs, L, eps, margin, alpha):
            f"largest gap {_ci(ti['mean'], ti['lo'], ti['hi'], ti['n'], ti['t'])} at lr {lr:.3g} is not above margin={margin} and eps={eps} beyond its interval")
     return None, f"{lowtxt}; {why}", low, best
 
+# %% ../nbs/06a_verdicts.ipynb #9e7abd28
 SENS_EFFECT = 0.05  # nats: the smallest LR-sensitivity difference H2 cares about (a tenth of the off arm's ≈ 0.35)
 
 def _h2(fo, fn, sg):
@@ -352,6 +355,7 @@ def _h2(fo, fn, sg):
     if not less: why.append("the sensitivity interval includes 0")
     return None, f"{br}; {sens}: {' and '.join(why)}"
 
+# %% ../nbs/06a_verdicts.ipynb #5ec8480a
 @per_facet
 def depth_table(df: pd.DataFrame,       # study results table
                 on=None,                # QK-norm variant(s) compared with 'none' (None: every variant)
@@ -396,6 +400,7 @@ def _tally(hyp, on, t, col):
     return dict(hypothesis=hyp, on=on, verdict=verdict, n_depths=n, n_for=yes, n_against=no, n_undetermined=n - yes - no,
                 summary=f"{yes} of {n} depths for, {no} against; {why}")
 
+# %% ../nbs/06a_verdicts.ipynb #d493cbe1
 H3_ALPHA, H3_EFFECT = 0.10, 0.1  # H3's 90% slope interval and smallest effect: 0.1 decades per doubling (2x from 2 to 16 layers)
 
 def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (threshold, seed thresholds via `necessity_bracket`)
@@ -436,6 +441,7 @@ def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (thresho
                                                          f"{step:.2f}-decade grid step (fitted shift {shift:.2f} decades): the fall rests on interpolation; {fit}"}
     return {**out, 'verdict': 'supported', 'why': f"thresholds {txt} fall by {shift:.2f} decades (fitted; grid step {step:.2f}); {fit}"}
 
+# %% ../nbs/06a_verdicts.ipynb #5696f07b
 @per_facet
 def verdicts(df: pd.DataFrame,       # study results table
              on=None,                # QK-norm variant(s) compared with 'none' (None: every variant)
@@ -492,6 +498,7 @@ def coverage(spec: dict,       # the study declaration (study.json), with its `c
     out['to_run'] = out['declared'] - out['ended'] - out['left_out']
     return out.reset_index()
 
+# %% ../nbs/06a_verdicts.ipynb #d99dd0cd
 def ended_groups(spec: dict,        # the study declaration (study.json), with its `cells`
                  df: pd.DataFrame,  # the results table (collect_results), any statuses
                  by=None,           # a group is kept only when all its declared cells have ended (None: each depth's LRs)
