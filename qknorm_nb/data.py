@@ -45,8 +45,6 @@ def check_dataset(v: str, # a corpus name or a local path
         raise DatasetError(f"{name}={v!r} is a {p.suffix or 'suffix-less'} file; a local text is a {', '.join(LOCAL_SUFFIXES)} file or a folder of them")
     raise DatasetError(f"{name}={v!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
 
-
-# %% ../nbs/01a_data.ipynb #b98110a8
 def check_sources(cfg, # a `RunConfig` (or anything with `dataset` and `val_dataset`)
                  ):
     "`cfg` when its `dataset` (and `val_dataset`, when set) can be read here; else a `DatasetError` naming the field."
@@ -90,8 +88,6 @@ def _jsonl_documents(path):
                 raise DataError(f"{path}, line {i}: no 'text' field (found {keys}); each line must be a JSON object with a 'text' string")
             if row['text']: yield row['text']
 
-
-# %% ../nbs/01a_data.ipynb #3d3a0874
 def _parquet_documents(path):
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
@@ -142,16 +138,12 @@ def reachable(url: str, timeout: float = 3.0) -> bool:
     t = threading.Thread(target=probe, daemon=True); t.start(); t.join(timeout + 0.5)
     return bool(ok)
 
-
-# %% ../nbs/01a_data.ipynb #3050366e
 def _hub_help(name):
     return (f"Alternatives: (1) a local copy, e.g. dataset='/path/to/TinyStories-train.txt' (the raw file with "
             f"{EOT_MARKER} separators) or a .jsonl/.parquet file or folder with a 'text' field; (2) set "
             f"HF_DATASETS_OFFLINE=1 before starting Python, with a Hugging Face cache that already holds {HUB[name]['path']}; "
             f"(3) dataset='builtin', the synthetic stories that ship with this package.")
 
-
-# %% ../nbs/01a_data.ipynb #126c18e7
 def _hub_documents(name: str, split: str):
     "Stream the 'text' of hub corpus `name`; fails within seconds, with alternatives, when the hub is out of reach."
     import datasets
@@ -192,14 +184,10 @@ def tiktoken_cache_dir() -> Path:
         d = os.environ['TIKTOKEN_CACHE_DIR'] = str(Path('~/.cache/qknorm_nb/tiktoken').expanduser())
     return Path(d).expanduser()
 
-
-# %% ../nbs/01a_data.ipynb #450dacd8
 def gpt2_ranks_path(cache_dir: str | Path | None = None) -> Path:
     "Where tiktoken looks for the GPT-2 ranks file: the sha1 hex of its URL inside the cache folder."
     return Path(cache_dir or tiktoken_cache_dir()).expanduser() / hashlib.sha1(GPT2_RANKS_URL.encode()).hexdigest()
 
-
-# %% ../nbs/01a_data.ipynb #f880d7dc
 def seed_tiktoken_cache(src_file: str | Path, # a GPT-2 ranks file, e.g. whisper/assets/gpt2.tiktoken
                         cache_dir: str | Path | None = None) -> Path: # default: `tiktoken_cache_dir()`
     "Copy a GPT-2 ranks file into tiktoken's cache after checking its sha256; returns the cached path."
@@ -226,8 +214,6 @@ class ByteTokenizer:
         return np.frombuffer(b''.join(d.replace('\0', '').encode('utf-8') + b'\0' for d in docs), dtype=np.uint8)
     def __repr__(self): return f"ByteTokenizer(vocab_size={self.vocab_size}, eot={self.eot})"
 
-
-# %% ../nbs/01a_data.ipynb #802ffba9
 class TiktokenTokenizer:
     "A tiktoken encoding; `encode` never reads special tokens out of the text."
     def __init__(self, name, enc): self.name, self.enc, self.vocab_size, self.eot = name, enc, enc.n_vocab, enc.eot_token
@@ -283,8 +269,6 @@ def data_warnings(meta: dict) -> list[str]:
                       f"{c['requested']:,} requested tokens ({split}_tokens)")
     return ws
 
-
-# %% ../nbs/01a_data.ipynb #ac642a84
 def say_warnings(ws: list[str]):
     "Print each warning once on stderr, in the package's words (a Python `UserWarning` would add its file, line and source line)."
     for w in ws: print(f"qknorm: warning: {w}", file=sys.stderr)
@@ -498,8 +482,6 @@ def windows(tokens, starts, block_size: int) -> tuple[torch.Tensor, torch.Tensor
     y = torch.from_numpy(np.stack([np.asarray(tokens[i + 1:i + 1 + block_size], dtype=np.int64) for i in starts]))  # (B, T)
     return x, y
 
-
-# %% ../nbs/01a_data.ipynb #3b634def
 def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`
               batch_size: int, block_size: int,
               seed: int, step: int, # the batch is a function of these two alone
