@@ -110,6 +110,21 @@ def moved_config(base: tuple, start: tuple, end: tuple) -> tuple[str|None, dict,
     return le.scales[E.axis]['preset'], dict(le.scales[E.axis]['fixed']) | E.settings | shape, base_vs_start
 
 
+# %% ../nbs/07h_rungs.ipynb #cc55de4e
+def _moved_target(name: str, preset, fixed: dict, # the moved config: `moved_config`'s preset and fields
+                  le: Ladder, axis: str, # the end rung's ladder and axis (the scale measure)
+                  target: dict|None = None, # another run to predict instead (name, preset, fixed, x, x_name)
+                 ) -> dict:
+    "The target of a moved prediction: the moved config; with `target`, that run, and what it changes on top of the moved one."
+    moved = make_config(preset, **fixed)
+    t = dict(name=name, x=rung_x(moved, le.scales[axis]['x']), x_name=le.scales[axis]['x'], preset=preset, fixed=fixed)
+    if target is None: return t
+    tc = make_config(target['preset'], **(target.get('fixed') or {}))
+    a, b = rung_shape(moved.to_dict()), rung_shape(tc.to_dict())
+    diff = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if k not in BOOKKEEPING and a.get(k) != b.get(k)}
+    return dict(target, x=float(target.get('x', rung_x(tc, le.scales[axis]['x']))), x_name=target.get('x_name', t['x_name']),
+                differs_from_rungs=diff, moved=t)
+
 # %% ../nbs/07h_rungs.ipynb #57e80e18
 def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) each: as in `forecast.transfer`
                   path,                     # the prediction file to write (read back when it exists)
@@ -130,15 +145,8 @@ def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) eac
         if not rung_complete(l, l.rung(r), runs_dir): raise LadderError(f"rung {r} of ladder {l.name} must be complete before a prediction moves it")
     from qknorm_nb.forecast import transfer_file
     preset, fixed, bvs = moved_config(base, start, end)
-    (le, E) = end[0], end[0].rung(end[1])
-    moved = make_config(preset, **fixed)
-    t = dict(name=name, x=rung_x(moved, le.scales[E.axis]['x']), x_name=le.scales[E.axis]['x'], preset=preset, fixed=fixed)
-    if target is not None:
-        tc = make_config(target['preset'], **(target.get('fixed') or {}))
-        a, b = rung_shape(moved.to_dict()), rung_shape(tc.to_dict())
-        diff = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if k not in BOOKKEEPING and a.get(k) != b.get(k)}
-        t = dict(target, x=float(target.get('x', rung_x(tc, le.scales[E.axis]['x']))), x_name=target.get('x_name', t['x_name']),
-                 differs_from_rungs=diff, moved=t)
+    le = end[0]
+    t = _moved_target(name, preset, fixed, le, le.rung(end[1]).axis, target)
     tables = [rung_table(l, l.rung(r), runs_dir) for l, r in (base, start, end)]
     pred = transfer_file(dict(t, base_vs_start=bvs), *[(r, tb) for (_, r), tb in zip((base, start, end), tables)],
                          arms=tuple(le.arms), n_boot=n_boot, check=check, seeds=seeds)
@@ -200,6 +208,22 @@ def _write_ladder_json(ld: Ladder, runs_dir, grids: dict):
     write_json(d/'ladder.json', spec)
 
 
+# %% ../nbs/07h_rungs.ipynb #d2d3cc92
+def _climb(ld: Ladder, axis: str, runs_dir, only, sweep_kw: dict) -> dict:
+    "Run the rungs of `axis` in order (those in `only`, when given) until one does not complete or cannot run; each rung's state."
+    from qknorm_nb.sweep import run_study
+    states = {}
+    for r in ld.rungs(axis):
+        if only is not None and r.id not in only: states[r.id] = 'skipped'; continue
+        if r.source is not None: states[r.id] = f'from {r.source}: {len(source_table(ld, r, runs_dir))} cells'; continue
+        if (why := _stopped(ld, r, runs_dir)): states[r.id] = why; break
+        lrs = rung_lrs(ld, r, runs_dir)
+        _write_ladder_json(ld, runs_dir, {r.id: lrs})
+        run_study(rung_spec(ld, r, lrs), runs_dir=ladder_dir(ld, runs_dir), **sweep_kw)
+        states[r.id] = 'complete' if rung_complete(ld, r, runs_dir) else 'incomplete'
+        if states[r.id] != 'complete': break  # the rungs above need this one's cells: the axis stops here
+    return states
+
 # %% ../nbs/07h_rungs.ipynb #9fb6ed69
 def run_ladder(ladder, # a Ladder or a ladder file
                runs_dir='runs', # the ladder's folder is runs_dir/<name>; `from:` rungs are read from runs_dir/<from>
@@ -208,7 +232,6 @@ def run_ladder(ladder, # a Ladder or a ladder file
                **sweep_kw, # passed to `run_study` (workers, executor, notebook, threads, progress, ...)
               ) -> dict:
     "Run (or resume) the ladder rung by rung, predicting each rung above the first two before it runs; return each rung's state."
-    from qknorm_nb.sweep import run_study
     ld = ladder if isinstance(ladder, Ladder) else load_ladder(ladder)
     if only is not None:
         for rid in only: ld.rung(rid)  # unknown ids fail before anything runs
@@ -219,16 +242,7 @@ def run_ladder(ladder, # a Ladder or a ladder file
         if only is None or r.id in only: check_rung(ld, r, runs_dir)
     d.mkdir(parents=True, exist_ok=True)
     states = {}
-    for axis in ld.scales:
-        for r in ld.rungs(axis):
-            if only is not None and r.id not in only: states[r.id] = 'skipped'; continue
-            if r.source is not None: states[r.id] = f'from {r.source}: {len(source_table(ld, r, runs_dir))} cells'; continue
-            if (why := _stopped(ld, r, runs_dir)): states[r.id] = why; break
-            lrs = rung_lrs(ld, r, runs_dir)
-            _write_ladder_json(ld, runs_dir, {r.id: lrs})
-            run_study(rung_spec(ld, r, lrs), runs_dir=d, **sweep_kw)
-            states[r.id] = 'complete' if rung_complete(ld, r, runs_dir) else 'incomplete'
-            if states[r.id] != 'complete': break
+    for axis in ld.scales: states |= _climb(ld, axis, runs_dir, only, sweep_kw)
     if ld.target is not None and (only is None or ld.target['scale'] in {ld.rung(x).axis for x in only}):
         states['target'] = 'predicted' if predict_target(ld, runs_dir, n_boot) else 'not yet: its axis is incomplete'
     return states
