@@ -102,17 +102,14 @@ def project_step(cfg: RunConfig, tokens: np.ndarray, device: str):
 COHORT_SIZE = dict(cpu=7, core=6)  # the issue's 7-LR cohort on a CPU; core's six learning rates per arm and seed
 
 def cohort_step(cfg: RunConfig, tokens: np.ndarray, device: str, members: int):
-    "A cohort's step (`09_cohort`): `members` models of `cfg`'s shape as one batched model, one shared batch."
-    from qknorm_nb.cohort import init_members, stack_params, cohort_forward, CohortAdamW
-    models = init_members([cfg.replace(seed=s) for s in range(members)], device)
-    opt, autocast = CohortAdamW(stack_params(models), models[0], cfg), autocast_for(device, cfg.dtype)
-    lrs, it = np.logspace(-3, -2, members).tolist(), iter(range(1 << 62))
+    "A cohort's step (`09_cohort`): `members` models of `cfg`'s shape trained as one cohort, one shared batch."
+    from qknorm_nb.cohort import init_members, cohort_train_step
+    cfgs = [cfg.replace(seed=s, lr=lr) for s, lr in enumerate(np.logspace(-3, -2, members).tolist())]
+    (models, opts), autocast, it = init_members(cfgs, device), autocast_for(device, cfg.dtype), iter(range(1 << 62))
     def step():
-        x, y = get_batch(tokens, cfg.batch_size, cfg.block_size, cfg.seed, next(it), device)  # (B, T), every member's batch
-        with autocast: loss = cohort_forward(opt.params, cfg, x, y)  # (K,)
-        loss.sum().backward()
-        opt.clip_(cfg.grad_clip); opt.step(lrs)
-        loss.tolist()  # the per-member divergence check's sync, as train_cohort does
+        s = next(it)
+        x, y = get_batch(tokens, cfg.batch_size, cfg.block_size, cfg.seed, s, device)  # (B, T), every member's batch
+        torch.stack(cohort_train_step(models, opts, cfgs, x, y, s, autocast)).tolist()  # the per-member divergence check's sync
     return step, None
 
 # %% ../nbs/13_bench.ipynb #812cd21e
