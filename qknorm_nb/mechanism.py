@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import yaml
 from .files import COMPLETE, FileError, read_text, read_jsonl, need
-from .metrics import optimal_lr, fmt_num
+from .metrics import OFF, optimal_lr, fmt_num
 from .verdicts import CRITERIA, USEFUL, failure_lr
 
 # %% auto #0
@@ -99,7 +99,7 @@ def answers(df: pd.DataFrame,  # the mechanism study's results table (both old a
             rule: dict,        # `load_mechanism_rule`
            ) -> pd.DataFrame:
     "One row per (question, edge): the reference and mechanism brackets, the move's interval in decades and its verdict."
-    arms = ['none', rule['reference'], *rule['arms']] if 'none' in set(df['qk_norm']) else [rule['reference'], *rule['arms']]
+    arms = [OFF, rule['reference'], *rule['arms']] if OFF in set(df['qk_norm']) else [rule['reference'], *rule['arms']]
     e = arm_edges(common_cells(df, arms, rule['seeds']), rule['criterion']).set_index(['qk_norm', 'edge'])
     rows = []
     for q in rule['questions']:
