@@ -11,15 +11,7 @@ from dataclasses import dataclass
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['VARIANTS', 'QK_NORMS', 'gained', 'l2_gain_init', 'Variant', 'variant', 'z_loss_of', 'arm_name']
-
-# %% ../nbs/00a_arms.ipynb #a7524d2f
-def gained(f):
-    "A normalisation `f(x, w, eps)` over the last dim that takes a `(hs,)` gain into its kernel, extended to a gain that only broadcasts (a cohort's stacked one), applied after."
-    def norm(x, w=None, eps: float = 1e-6):
-        if w is None or w.dim() == 1: return f(x, w, eps)
-        return f(x, None, eps) * w
-    return norm
+__all__ = ['VARIANTS', 'QK_NORMS', 'l2_gain_init', 'Variant', 'variant', 'z_loss_of', 'arm_name']
 
 # %% ../nbs/00a_arms.ipynb #cbac2670
 def l2_gain_init(block_size: int) -> float:
@@ -44,17 +36,17 @@ class Variant:
 # %% ../nbs/00a_arms.ipynb #483c3a82
 VARIANTS = {v.name: v for v in (
     Variant('none', label='QK-norm off', color='tab:red', source='nanoGPT: logits q·k/√head_dim'),
-    Variant('layernorm', gained(lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps)), gain=True,
+    Variant('layernorm', lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps), gain=True,
             label='QK-norm layernorm', color='tab:blue', source='Dehghani et al. 2023; Wortsman et al. 2023'),
-    Variant('rmsnorm', gained(lambda x, w, eps: F.rms_norm(x, x.shape[-1:], w, eps)), gain=True,
+    Variant('rmsnorm', lambda x, w, eps: F.rms_norm(x, x.shape[-1:], w, eps), gain=True,
             label='QK-norm rmsnorm', color='tab:purple', source='OLMo 2; Qwen3'),
-    Variant('l2', gained(lambda x, w, eps: F.normalize(x, dim=-1, eps=eps)), learned_scale=l2_gain_init,
+    Variant('l2', lambda x, w, eps: F.normalize(x, dim=-1, eps=eps), learned_scale=l2_gain_init,
             label='QK-norm l2', color='tab:green', source='Henry et al. 2020 (QKNorm)'),
     # The mechanism arms: LayerNorm QK-norm with one thing changed. Its gains fixed at 1 (the normalisation alone), rather
     # than weight-decayed: decayed gains still grow, to where the decay balances the gradient at that LR.
-    Variant('layernorm_nogain', gained(lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps)),
+    Variant('layernorm_nogain', lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps),
             label='QK-norm layernorm, gains fixed at 1', color='tab:cyan', source='LayerNorm QK-norm without its learnable gain'),
-    Variant('layernorm_zloss', gained(lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps)), gain=True, z_loss=1e-4,
+    Variant('layernorm_zloss', lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps), gain=True, z_loss=1e-4,
             label='QK-norm layernorm + z-loss', color='tab:brown', source='Wortsman et al. 2023 (z-loss 1e-4, as in PaLM)'),
 )}
 QK_NORMS = tuple(VARIANTS)  # the values `qk_norm` may take, in the pages' order: off first

@@ -20,10 +20,10 @@ from .train import VAL_SEED, build, train_step
 from .device import BF16_PAYS, git_info, autocast_for, cpu_bf16_speedup, cpu_model
 
 # %% auto #0
-__all__ = ['FAST_SETTINGS', 'COHORT_SIZE', 'flops_per_token', 'matmul_peak', 'device_kind', 'fast_config', 'random_tokens',
-           'baseline_step', 'project_step', 'cohort_step', 'variants', 'make_step', 'time_variants', 'peak_memory_mb',
-           'bench_config', 'bench', 'with_probes', 'papermill_overhead', 'cohort_papermill_overhead', 'prepare_speed',
-           'cohort_speed', 'parallelism', 'whole_run', 'environment', 'run_bench', 'format_results']
+__all__ = ['FAST_SETTINGS', 'flops_per_token', 'matmul_peak', 'device_kind', 'fast_config', 'random_tokens', 'baseline_step',
+           'project_step', 'variants', 'make_step', 'time_variants', 'peak_memory_mb', 'bench_config', 'bench',
+           'with_probes', 'papermill_overhead', 'prepare_speed', 'parallelism', 'whole_run', 'environment', 'run_bench',
+           'format_results']
 
 # %% ../nbs/13_bench.ipynb #ef310f89
 def flops_per_token(cfg: RunConfig) -> float:
@@ -98,38 +98,22 @@ def project_step(cfg: RunConfig, tokens: np.ndarray, device: str):
     def probe(): run_probes(model, xprobe, autocast)
     return step, (probe if cfg.probe_every else None)
 
-# %% ../nbs/13_bench.ipynb #75a386c1
-COHORT_SIZE = dict(cpu=7, core=6)  # the issue's 7-LR cohort on a CPU; core's six learning rates per arm and seed
-
-def cohort_step(cfg: RunConfig, tokens: np.ndarray, device: str, members: int):
-    "A cohort's step (`09_cohort`): `members` models of `cfg`'s shape trained as one cohort, one shared batch."
-    from qknorm_nb.cohort import init_members, cohort_train_step
-    cfgs = [cfg.replace(seed=s, lr=lr) for s, lr in enumerate(np.logspace(-3, -2, members).tolist())]
-    (models, opts), autocast, it = init_members(cfgs, device), autocast_for(device, cfg.dtype), iter(range(1 << 62))
-    def step():
-        s = next(it)
-        x, y = get_batch(tokens, cfg.batch_size, cfg.block_size, cfg.seed, s, device)  # (B, T), every member's batch
-        torch.stack(cohort_train_step(models, opts, cfgs, x, y, s, autocast)).tolist()  # the per-member divergence check's sync
-    return step, None
-
 # %% ../nbs/13_bench.ipynb #812cd21e
-def variants(cfg: RunConfig, device: str, compile: bool = True, members: int = 0) -> dict:
-    "name -> the RunConfig each variant trains with (`baseline` ignores every switch); `cohort` has `members` members."
+def variants(cfg: RunConfig, device: str, compile: bool = True) -> dict:
+    "name -> the RunConfig each variant trains with (`baseline` ignores every switch)."
     v = dict(baseline=cfg, project=cfg, **{'project-noprobe': cfg.replace(probe_every=0)}, fast=fast_config(cfg, device))
     if compile and not device.startswith('mps'): v['fast+compile'] = fast_config(cfg, device, compile=True)
-    if members > 1: v['cohort'] = fast_config(cfg, device)
     return v
 
 # %% ../nbs/13_bench.ipynb #dc941683
-def make_step(name: str, cfg: RunConfig, tokens, device: str, members: int = 1):
+def make_step(name: str, cfg: RunConfig, tokens, device: str):
     "A variant's (step, probe) closures; probe is None where the variant does not probe."
-    if name == 'cohort': return cohort_step(cfg, tokens, device, members)
     return (baseline_step if name == 'baseline' else project_step)(cfg, tokens, device)
 
 # %% ../nbs/13_bench.ipynb #4af4a519
 def time_variants(steps: dict,  # name -> step closure
                   device: str,
-                  tokens_per_step: int | dict, # tokens one step trains, or name -> that (a cohort trains K times more)
+                  tokens_per_step: int | dict, # tokens one step trains, or name -> that
                   rounds: int = 5, steps_per_round: int = 3, warmup: int = 3,
                   log=None) -> tuple[dict, dict]:
     "Median tokens/s of each variant over `rounds` interleaved rounds, and each variant's warm-up seconds."
@@ -174,23 +158,23 @@ def _maxrss_mb() -> float:  # the process's lifetime peak: macOS reports bytes, 
     return r / 2**20 if sys.platform == 'darwin' else r / 1024
 
 # %% ../nbs/13_bench.ipynb #20cbbe1a
-def _memory_of(name: str, cfg: dict, device: str, members: int = 1, steps: int = 3) -> float:
+def _memory_of(name: str, cfg: dict, device: str, steps: int = 3) -> float:
     cfg = RunConfig(**cfg)
     tokens = random_tokens(cfg.vocab_size, 1 << 20)
     if device.startswith('cuda'): torch.cuda.reset_peak_memory_stats()
     base = _reset_peak_rss()
-    f, probe = make_step(name, cfg, tokens, device, members)
+    f, probe = make_step(name, cfg, tokens, device)
     for _ in range(steps): f()
     if probe: probe()
     _sync(device)
     return torch.cuda.max_memory_allocated() / 2**20 if device.startswith('cuda') else _peak_rss() - base
 
 # %% ../nbs/13_bench.ipynb #37a44ff1
-def peak_memory_mb(name: str, cfg: RunConfig, device: str, members: int = 1) -> float:
+def peak_memory_mb(name: str, cfg: RunConfig, device: str) -> float:
     "Peak memory (MiB) of a few steps of variant `name` with `cfg` on `device`."
-    if device.startswith('cuda'): return _memory_of(name, cfg.to_dict(), device, members)
+    if device.startswith('cuda'): return _memory_of(name, cfg.to_dict(), device)
     code = (f"import json, torch; torch.set_num_threads({torch.get_num_threads()}); from qknorm_nb.bench import _memory_of; "
-            f"print(json.dumps(_memory_of({name!r}, {cfg.to_dict()!r}, {device!r}, {members})))")
+            f"print(json.dumps(_memory_of({name!r}, {cfg.to_dict()!r}, {device!r})))")
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=900)
     if out.returncode: raise RuntimeError(f"memory measurement of {name} failed: {out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -210,7 +194,6 @@ def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
           steps_per_round: int = 3, # steps of each variant per round
           compile: bool = True,   # also time `fast+compile` (compiling takes tens of seconds on a CPU)
           memory: bool = True,    # also measure peak memory (a subprocess per variant on a CPU)
-          cohort: bool = True,    # also time a cohort of COHORT_SIZE[shape] members (4 for other shapes)
           log=print, **overrides):
     "Tokens/s, MFU, peak memory and warm-up time of every variant for each shape, with ratios to `baseline`."
     import pandas as pd
@@ -218,15 +201,13 @@ def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
     rows, peaks = [], {}
     for shape in shapes:
         cfg = bench_config(shape, device, **overrides)
-        # off CUDA the core-shape cohort is bound by its (K, B·T, 50304) logits and takes half a minute a step: skipped
-        K = COHORT_SIZE.get(shape, 4) if cohort and (shape != 'core' or device.startswith('cuda')) else 0
-        vs = variants(cfg, device, compile, K)
+        vs = variants(cfg, device, compile)
         tokens = random_tokens(cfg.vocab_size)
         closures, per_step = {}, {}
         for k, c in vs.items():
             if k == 'project-noprobe': continue  # it is project's step: timed once, reported without the probes
-            closures[k], probe = make_step(k, c, tokens, device, K)
-            per_step[k] = cfg.tokens_per_step * (K if k == 'cohort' else 1)
+            closures[k], probe = make_step(k, c, tokens, device)
+            per_step[k] = cfg.tokens_per_step
             if probe: closures[k + ':probe'], per_step[k + ':probe'] = probe, cfg.tokens_per_step
         log(f"{shape}: {cfg.n_layer} layers, d={cfg.n_embd}, T={cfg.block_size}, B={cfg.batch_size}, "
             f"vocab {cfg.vocab_size}; timing {', '.join(closures)} on {device} ({torch.get_num_threads()} threads)")
@@ -237,9 +218,9 @@ def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
         for k, c in vs.items():
             dt = 'float32' if k == 'baseline' else c.dtype
             if dt not in peaks: peaks[dt] = matmul_peak(device, dt)
-            rows.append(dict(shape=shape, variant=k, settings=_describe(k, c, K), tokens_per_s=tps[k],
+            rows.append(dict(shape=shape, variant=k, settings=_describe(k, c), tokens_per_s=tps[k],
                              mfu=tps[k] * flops_per_token(cfg) / peaks[dt],
-                             peak_mb=peak_memory_mb(k, c, device, K) if memory and (k != 'fast+compile' or device.startswith('cuda')) else None,
+                             peak_mb=peak_memory_mb(k, c, device) if memory and (k != 'fast+compile' or device.startswith('cuda')) else None,
                              warmup_s=warm[k], vs_baseline=tps[k] / tps['baseline'], matmul_peak_gflops=peaks[dt] / 1e9,
                              batch_size=cfg.batch_size))
     return pd.DataFrame(rows)
@@ -251,9 +232,8 @@ def with_probes(timed: dict, k: str, probe_every: int) -> float:
     return 1 / (1 / timed[k] + 1 / (probe_every * timed[k + ':probe']))  # seconds per token: step + probe / cadence
 
 # %% ../nbs/13_bench.ipynb #245c4bf2
-def _describe(k, c, members=0):
+def _describe(k, c):
     if k == 'baseline': return 'fp32 eager, SDPA, torch AdamW (foreach), no probes'
-    if k == 'cohort': return f"{members} members as one batched model, {c.dtype}, attention {c.attn_impl}, no probes"
     on = [n for n in ('compile', 'fused', 'tf32', 'pin_memory') if getattr(c, n)]
     return f"{c.dtype}, attention {c.attn_impl}{', ' + ', '.join(on) if on else ''}, probes every {c.probe_every or '-'}"
 
@@ -286,19 +266,6 @@ def papermill_overhead(tmp=None) -> dict:
     return _overhead(lambda: train(cfg.replace(seed=1), tmp / 'inproc'), '10_train.ipynb',
                      lambda i: dict(preset='cpu', out_dir=str(tmp / f'cell{i}'), seed=2, **kw), tmp / 'cell.ipynb')
 
-# %% ../nbs/13_bench.ipynb #889fce12
-def cohort_papermill_overhead(members: int = 10, tmp=None) -> dict:
-    "Seconds papermill adds to one cohort notebook of `members` one-step cpu-preset cells, in all and per member."
-    from qknorm_nb.cohort import train_cohort
-    tmp = Path(tmp or tempfile.mkdtemp(prefix='qknorm-bench-'))
-    kw, lrs = _one_step(tmp), np.logspace(-3, -1, members).tolist()
-    cfgs = lambda seed: [make_config('cpu', lr=lr, seed=seed, **kw) for lr in lrs]
-    train_cohort(cfgs(0), [tmp / f'warm{i}' for i in range(members)])  # data and first-call costs, outside both timings
-    r = _overhead(lambda: train_cohort(cfgs(1), [tmp / f'inproc{i}' for i in range(members)]), '11_cohort.ipynb',
-                  lambda j: dict(preset='cpu', lrs=lrs, seeds=[2], out_dirs=[str(tmp / f'pm{j}-{i}') for i in range(members)],
-                                 cohort_dir=str(tmp / f'ck{j}'), **kw), tmp / 'cohort.ipynb')
-    return dict(members=members, **r, per_member_s=r['overhead_s'] / members, kept_per_member_s=r['kept_overhead_s'] / members)
-
 # %% ../nbs/13_bench.ipynb #0a00276a
 def prepare_speed(dataset: str = 'builtin', tokenizer: str = 'bytes', tokens: int = 5_000_000, tmp=None) -> dict:
     "MB/s of text that `prepare` turns into a fresh token cache (read, tokenise, write)."
@@ -309,25 +276,6 @@ def prepare_speed(dataset: str = 'builtin', tokenizer: str = 'bytes', tokens: in
     s = time.perf_counter() - t
     mb = sum(p.meta[k]['text_bytes'] for k in ('train', 'val')) / 1e6
     return dict(dataset=dataset, tokenizer=tokenizer, mb=mb, seconds=s, mb_per_s=mb / s)
-
-# %% ../nbs/13_bench.ipynb #74830146
-def cohort_speed(n_members: int = 7, max_iters: int = 100, threads: int | None = None, device: str = 'auto', tmp=None) -> dict:
-    "Seconds for a `cpu`-preset LR cohort (fast settings) and for the same cells one after another in fp32."
-    from qknorm_nb.train import train
-    from qknorm_nb.cohort import train_cohort
-    tmp = Path(tmp or tempfile.mkdtemp(prefix='qknorm-bench-'))
-    threads, device = threads or torch.get_num_threads(), resolve_device(device)
-    lrs = np.logspace(-3, -1, n_members).tolist()  # the calm half of the grid: members run to the end
-    lone = [make_config('cpu', lr=lr, max_iters=max_iters, warmup_iters=min(20, max_iters), threads=threads, ckpt_every=0,
-                        data_dir=str(tmp / 'data'), device=device)
-            for lr in lrs]
-    fast = [fast_config(c, device) for c in lone]
-    train(lone[0].replace(max_iters=1, warmup_iters=0), tmp / 'warm')  # prepare the data outside the timings
-    t = time.perf_counter(); a = [train(c, tmp / f'lone{i}') for i, c in enumerate(lone)]; t_lone = time.perf_counter() - t
-    t = time.perf_counter(); b = train_cohort(fast, [tmp / f'member{i}' for i in range(n_members)]); t_coh = time.perf_counter() - t
-    return dict(members=n_members, max_iters=max_iters, threads=threads, device=device, lone_fp32_s=t_lone, cohort_fast_s=t_coh,
-                speedup=t_lone / t_coh, lrs=lrs, lone_loss=[s['final_val_loss'] for s in a],
-                cohort_loss=[s['final_val_loss'] for s in b])
 
 # %% ../nbs/13_bench.ipynb #8f1922c7
 def parallelism(n_cells: int = 4, workers: int | None = None, max_iters: int = 100, tmp=None) -> dict:
@@ -408,14 +356,14 @@ def environment(device: str) -> dict:
 
 # %% ../nbs/13_bench.ipynb #d38723bb
 def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, rounds: int = 5, steps_per_round: int = 3,
-              compile: bool = True, memory: bool = True, cohort: bool = True, overhead: bool = True,
-              cohort_run: bool = False, parallel: bool = False, whole: bool = True, out: str | Path | None = None, log=print,
+              compile: bool = True, memory: bool = True, overhead: bool = True,
+              parallel: bool = False, whole: bool = True, out: str | Path | None = None, log=print,
               **overrides) -> dict:
     "The whole benchmark: steps per shape, then the optional sweep-level costs; ratios printed last."
     if threads: torch.set_num_threads(threads)
     device = resolve_device(device)
     res = dict(environment=environment(device))
-    df = bench(shapes, device, rounds, steps_per_round, compile, memory, cohort, log=log, **overrides)
+    df = bench(shapes, device, rounds, steps_per_round, compile, memory, log=log, **overrides)
     res['steps'] = df.to_dict('records')
     if overhead:
         log("papermill overhead and data preparation ...")
@@ -426,14 +374,10 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
             share = lambda s: s / (cell_s + s)  # of a cell's time with the overhead, what the overhead is
             pm.update(cpu_cell_s=cell_s, fraction=share(pm['overhead_s']), kept_fraction=share(pm['kept_overhead_s']))
         res['papermill'] = pm
-        pc = cohort_papermill_overhead()
-        if 'cpu_cell_s' in pm: pc.update(fraction=share(pc['per_member_s']), kept_fraction=share(pc['kept_per_member_s']))
-        res['papermill_cohort'] = pc
         res['prepare'] = prepare_speed()
     if whole:  # a whole cell of the first shape (cpu unless not asked), at its preset's steps
         shape = 'cpu' if 'cpu' in shapes else shapes[0]
         log(f"a whole {shape} cell: bare loop, train, papermill ..."); res['whole_run'] = whole_run(shape, device, **overrides)
-    if cohort_run: log("cohort of 7 vs 7 lone fp32 runs ..."); res['cohort'] = cohort_speed(device=device)
     if parallel: log("parallel cells ..."); res['parallelism'] = parallelism()
     log(format_results(res))
     if out:
@@ -472,11 +416,6 @@ def format_results(res: dict) -> str:
                                                            if 'fraction' in p else ''))
         lines.append(f"papermill in a kept kernel (the sweep's default): {p['kept_s']:.1f} s: {p['kept_overhead_s']:.1f} s overhead"
                      + (f", {100 * p['kept_fraction']:.1f}% of a cpu-preset cell" if 'cpu_cell_s' in p else ''))
-    if 'papermill_cohort' in res:
-        c = res['papermill_cohort']
-        lines.append(f"papermill, one cohort notebook of {c['members']} one-step cells: {c['overhead_s']:.1f} s overhead, "
-                     f"{c['per_member_s']:.2f} s per member" + (f", {100 * c['fraction']:.1f}% of a cpu-preset cell" if 'fraction' in c else '')
-                     + f"; in a kept kernel {c['kept_per_member_s']:.2f} s per member")
     if 'whole_run' in res:
         w = res['whole_run']
         sp = ', '.join(f"{k.replace('_', ' ')} {100 * v:.1f}%" for k, v in w['split_fraction'].items())
@@ -485,10 +424,6 @@ def format_results(res: dict) -> str:
                      f"({w['train_vs_bare']:.2f}×; its steps alone {w['step_vs_bare']:.2f}×; time: {sp})"
                      + (f"; through papermill {w['papermill_tokens_per_s']:,.0f} ({w['papermill_vs_bare']:.2f}×)" if 'papermill_vs_bare' in w else ''))
     if 'prepare' in res: lines.append(f"prepare: {res['prepare']['mb_per_s']:.1f} MB/s of text ({res['prepare']['dataset']}, {res['prepare']['tokenizer']})")
-    if 'cohort' in res:
-        c = res['cohort']
-        lines.append(f"cohort: {c['members']} cpu-preset LRs × {c['max_iters']} steps on {c.get('device', 'cpu')}, {c['threads']} threads: "
-                     f"{c['lone_fp32_s']:.0f} s one after another (fp32) vs {c['cohort_fast_s']:.0f} s as a cohort (fast): {c['speedup']:.2f}×")
     if 'parallelism' in res:
         q = res['parallelism']
         lines.append(f"parallelism: {q['cells']} cells, {q['workers']} single-thread at once {q['side_by_side_s']:.0f} s vs "

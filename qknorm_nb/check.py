@@ -186,7 +186,6 @@ def check_spec(pred: dict, # a validated prediction
                overrides: dict|None = None, # config fields on top of the target's (e.g. a tiny shape to try it on a CPU)
                tokens: int|float|None = None, # a shorter (or longer) token budget than the predicted run's; the record says so
                name: str = 'fullscale-check', # the study's name: its folder under the runs dir
-               cohort: bool = False, # train each arm's LRs as one batched cohort (nbs/11_cohort.ipynb): faster on a GPU
               ) -> dict:
     "The study spec of the check: the target's preset and fields (+ `overrides`, `tokens`), both arms × the union of the arms' LRs (or each its own: `check.own_lrs`) × `check.seeds` (default seed 0)."
     validate_prediction(pred)
@@ -209,7 +208,7 @@ def check_spec(pred: dict, # a validated prediction
                 axes=dict(qk_norm=list(lrs), lr=sorted({x for v in lrs.values() for x in v}), seed=list(ck.get('seeds', [0]))), retries=1)
     if ck.get('own_lrs') and len({tuple(v) for v in lrs.values()}) > 1:  # each arm at its own LRs only: a sparse grid
         spec['only'] = [dict(qk_norm=a, lr=v) for a, v in lrs.items()]
-    return spec | (dict(cohort=['lr']) if cohort else {})
+    return spec
 
 # %% ../nbs/07f_check.ipynb #5dca4ac7
 def check_scale(pred: dict, # the prediction
@@ -390,7 +389,6 @@ def run_check(pred_path, # the prediction file (JSON)
               overrides: dict|None = None, # config fields on top of the target's
               tokens: int|float|None = None, # a shorter token budget; the record then says it is not at the predicted scale
               name: str|None = None, # the study's name; None: `check_name` (target, file hash, tokens, overrides)
-              cohort: bool = False, # train each arm's LRs as one batched cohort
               progress: bool = True, # run_study's progress bar
              ) -> dict:
     "Run the check of the prediction in `pred_path`, score it and write `<runs_dir>/<name>/check.json`; return the record."
@@ -398,7 +396,7 @@ def run_check(pred_path, # the prediction file (JSON)
     p = Path(pred_path)
     pred, digest = load_prediction(p), sha256(p)
     over = dict(overrides or {}) | ({'device': device} if device else {})
-    spec = check_spec(pred, over, tokens, name or check_name(pred, digest, over, tokens), cohort)
+    spec = check_spec(pred, over, tokens, name or check_name(pred, digest, over, tokens))
     st = load_study(spec)  # every cell's config is checked before anything is written
     scale = check_scale(pred, spec)
     res = run_study(st, runs_dir=runs_dir, workers=workers, progress=progress)

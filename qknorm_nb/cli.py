@@ -32,8 +32,7 @@ def _sweep_args(p):
     p.add_argument('--retry-failed', action='store_true', help="run cells recorded as failed again")
     p.add_argument('--repair', action='store_true', help="move cell folders whose config.json is unreadable aside (*.damaged-<time>) and run them again")
     p.add_argument('--log-to', choices=LOGGERS, help="every cell also reports to TensorBoard (<cell>/tb) or W&B (<cell>/wandb); default: as the study file says")
-    p.add_argument('--notebook', help="the notebook each task runs (default: the repository's nbs/10_train.ipynb, "
-                                      "or nbs/11_cohort.ipynb for a study with cohort:)")
+    p.add_argument('--notebook', help="the notebook each cell runs (default: the repository's nbs/10_train.ipynb)")
     p.add_argument('--no-wait', action='store_true', help="don't wait for cells another sweep (or Slurm) is running")
     p.add_argument('--fresh-kernels', action='store_true', help="a fresh kernel for every cell (default: each local worker keeps its kernel)")
     p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
@@ -55,7 +54,6 @@ def _check_args(p):
     p.add_argument('--device', help="cpu, cuda, cuda:N, mps or auto (default: the target's)")
     p.add_argument('--tokens', type=_tokens, help="a shorter token budget per run, e.g. 1e7; the record says the check is not at the predicted scale")
     p.add_argument('--set', nargs='+', action='extend', default=[], metavar='KEY=VALUE', help="config fields on top of the target's, e.g. n_layer=2")
-    p.add_argument('--cohort', action='store_true', help="train each arm's LRs as one batched cohort (faster on a GPU)")
     p.add_argument('--out', help="also save the record here (e.g. bench/checks/core.json)")
     p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
 
@@ -124,9 +122,7 @@ def _bench_args(sub):
     b.add_argument('--steps', type=int, default=3, help="steps per variant per round (default 3)")
     b.add_argument('--no-compile', action='store_true', help="skip the torch.compile variant")
     b.add_argument('--no-memory', action='store_true', help="skip peak-memory measurements")
-    b.add_argument('--no-cohort', action='store_true', help="skip the cohort step variant")
     b.add_argument('--no-overhead', action='store_true', help="skip papermill overhead and data preparation speed")
-    b.add_argument('--cohort-run', action='store_true', help="also train a 7-LR cohort against 7 lone fp32 runs, end to end (minutes)")
     b.add_argument('--parallelism', action='store_true', help="also time single-thread cells side by side vs one at a time")
     b.add_argument('--no-whole-run', action='store_true', help="skip the whole cell (bare loop vs train vs papermill, one cpu cell's steps)")
     b.add_argument('--set', nargs='+', default=[], metavar='FIELD=VALUE', help="change the measured shapes, e.g. --set n_embd=64 n_head=2")
@@ -277,7 +273,7 @@ def _bench(a) -> int:
     if a.out: _check_out(a.out)  # before minutes of benchmark, not after
     sets = _field_values(a.set)
     run_bench(a.shapes, a.device, a.threads, a.rounds, a.steps, compile=not a.no_compile, memory=not a.no_memory,
-              cohort=not a.no_cohort, overhead=not a.no_overhead, cohort_run=a.cohort_run, parallel=a.parallelism,
+              overhead=not a.no_overhead, parallel=a.parallelism,
               whole=not a.no_whole_run, out=a.out, **sets)
     return 0
 
@@ -312,7 +308,7 @@ def _check_prediction(a) -> int:
     load_prediction(a.prediction)  # a bad file is said before --out is looked at
     if a.out: _check_record_out(a.out, a.prediction)  # before any cell runs, not after
     rec = run_check(a.prediction, runs_dir=a.runs_dir, workers=a.workers, device=a.device, overrides=parse_sets(a.set),
-                    tokens=a.tokens, cohort=a.cohort, progress=not a.quiet)
+                    tokens=a.tokens, progress=not a.quiet)
     print(format_check(rec))
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)

@@ -13,10 +13,9 @@ from .arms import QK_NORMS, VARIANTS  # the arms, declared once (00a_arms)
 
 # %% auto #0
 __all__ = ['TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'FIELD_TYPES',
-           'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'COHORT_FIELDS', 'TRAIN_PARAMS', 'COHORT_PARAMS',
-           'ConfigError', 'RunConfig', 'is_int', 'is_num', 'validate', 'make_config', 'saved_config', 'default_values',
-           'run_identity', 'read_literal', 'given_params', 'check_params', 'config_from_params', 'cohort_from_params',
-           'resolve_device']
+           'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'TRAIN_PARAMS', 'ConfigError', 'RunConfig', 'is_int',
+           'is_num', 'validate', 'make_config', 'saved_config', 'default_values', 'run_identity', 'read_literal',
+           'given_params', 'check_params', 'config_from_params', 'resolve_device']
 
 # %% ../nbs/00b_config.ipynb #f9f5492a
 TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
@@ -202,7 +201,6 @@ def saved_config(d: dict) -> RunConfig:
 
 # %% ../nbs/00b_config.ipynb #3a872c63
 RUNTIME_FIELDS = ('threads', 'device', 'data_dir', 'log_to')  # how and where a run computes, not what: a resume may change them
-COHORT_FIELDS = ('lr', 'seed')  # the only fields in which the members of a cohort may differ
 
 def default_values() -> dict:
     "Every `RunConfig` field's default value (default factories called)."
@@ -216,7 +214,6 @@ def run_identity(cfg: dict) -> dict:
 
 # %% ../nbs/00b_config.ipynb #e02766e4
 TRAIN_PARAMS = ('preset', 'out_dir')  # nbs/10_train.ipynb's parameters besides RunConfig's fields
-COHORT_PARAMS = ('preset', 'lrs', 'seeds', 'out_dirs', 'cohort_dir')  # nbs/11_cohort.ipynb's (lrs, seeds, out_dirs: one per member)
 
 def read_literal(name: str, # the parameter, for the message
                  v): # its value as papermill passed it
@@ -246,38 +243,10 @@ def config_from_params(params: dict, # 'preset' (None: the dataclass defaults), 
                       ) -> RunConfig:
     "The validated config a runner notebook's parameters describe; an unknown name or a bad value fails, naming it."
     check_params(params, extra)
-    for k in ('preset', 'out_dir', 'cohort_dir'):
+    for k in ('preset', 'out_dir'):
         if params.get(k) is not None and not isinstance(params[k], (str, os.PathLike)): _fail(f"{k}={params[k]!r} must be a string")
     overrides = {k: read_literal(k, v) if FIELD_TYPES[k] == 'list' else v for k, v in params.items() if k in FIELD_TYPES and v is not None}
     return make_config(params.get('preset'), **overrides)
-
-# %% ../nbs/00b_config.ipynb #8b7aec71
-def _member_list(name, v, ok, what) -> list:
-    items = read_literal(name, v)
-    items = list(items) if isinstance(items, (list, tuple)) else [items]
-    if not items or not all(map(ok, items)): _fail(f"{name}={v!r} must be {what}")
-    return items
-
-# %% ../nbs/00b_config.ipynb #d861ced9
-def cohort_from_params(params: dict, # nbs/11_cohort.ipynb's parameters: `COHORT_PARAMS` and RunConfig fields but `lr`
-                      ) -> tuple[list[RunConfig], list]:
-    "The members' configs and run folders (`[]`: none given) a cohort runner's parameters describe; bad ones fail, naming them."
-    check_params(params, COHORT_PARAMS)
-    if params.get('lr') is not None: _fail(f"lr={params['lr']!r}: give the members' learning rates as lrs")
-    base = config_from_params({k: v for k, v in params.items() if k not in COHORT_FIELDS}, COHORT_PARAMS)
-    seeds_from = 'seeds' if params.get('seeds') is not None else 'seed'
-    seeds = params.get(seeds_from)
-    lrs = _member_list('lrs', params.get('lrs'), is_num, 'a number or a list of numbers')
-    seeds = _member_list(seeds_from, base.seed if seeds is None else seeds, is_int, 'an int or a list of ints')
-    K = max(len(lrs), len(seeds))
-    for name, v in (('lrs', lrs), ('seeds', seeds)):
-        if len(v) not in (1, K): _fail(f"{name}={v!r} must hold one value, or one per member ({K})")
-    configs = [base.replace(lr=lrs[k % len(lrs)], seed=seeds[k % len(seeds)]) for k in range(K)]  # validates each member
-    out_dirs = read_literal('out_dirs', params.get('out_dirs')) or []
-    if not isinstance(out_dirs, (list, tuple)) or not all(isinstance(d, (str, os.PathLike)) for d in out_dirs):
-        _fail(f"out_dirs={out_dirs!r} must be a list of folders, one per member")
-    if out_dirs and len(out_dirs) != K: _fail(f"out_dirs={out_dirs!r} must hold one folder per member ({K})")
-    return configs, list(out_dirs)
 
 # %% ../nbs/00b_config.ipynb #517881ad
 def resolve_device(device: str = 'auto') -> str:

@@ -10,14 +10,17 @@ import json, math, os, statistics, time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+import pandas as pd
 from fastcore.basics import patch
 from .config import is_num
 from .files import COMPLETE, ENDED, load_json
+from .metrics import curve_key
+from .verdicts import depth_key
 from .study import load_study, read_summary, with_refined, check_cell_folders
 from .locks import STALE_AFTER, lock_holder, live_sweeps
 
 # %% auto #0
-__all__ = ['cell_progress', 'Progress', 'cell_size', 'study_progress']
+__all__ = ['cell_progress', 'Progress', 'cell_size', 'study_progress', 'coverage', 'ended_groups']
 
 # %% ../nbs/07d_progress.ipynb #1ff06570
 def _tail_rows(path, nbytes: int = 1 << 16) -> list[dict]:
@@ -156,3 +159,34 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
             running[c.id] = held | dict(max_iters=cfg.get('max_iters', c.config.max_iters)) | (cell_progress(d/c.id) or {})
     return Progress(d, states, running, walls, sizes, done_sizes, live_sweeps(d, stale_after))
 
+
+# %% ../nbs/07d_progress.ipynb #efe45ba4
+def coverage(spec: dict,       # the study declaration (study.json), with its `cells`
+             df: pd.DataFrame, # the results table (collect_results), any statuses; `attrs['left_out']`: folders it could not use
+            ) -> pd.DataFrame:
+    "Per curve: cells declared, ended, left out (a damaged folder `collect_results` could not use) and still to run."
+    key = curve_key(df)
+    decl = pd.DataFrame([{'cell': c, **{k: v.get(k) for k in key}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *key])
+    ended = df.loc[df['status'].isin(ENDED), ['cell', *key]]
+    allc = pd.concat([decl, ended]).drop_duplicates('cell')
+    gone = {Path(p).name for p in df.attrs.get('left_out') or {}}
+    out = allc.groupby(key).size().rename('declared').to_frame()
+    count = lambda t: t.groupby(key).size().reindex(out.index).fillna(0).astype(int)
+    out['ended'], out['left_out'] = count(ended), count(allc[allc['cell'].isin(gone) & ~allc['cell'].isin(ended['cell'])])
+    out['to_run'] = out['declared'] - out['ended'] - out['left_out']
+    return out.reset_index()
+
+# %% ../nbs/07d_progress.ipynb #d99dd0cd
+def ended_groups(spec: dict,        # the study declaration (study.json), with its `cells`
+                 df: pd.DataFrame,  # the results table (collect_results), any statuses
+                 by=None,           # a group is kept only when all its declared cells have ended (None: each depth's LRs)
+                ) -> pd.DataFrame:
+    "The ended rows of `df` whose (`by`) group has no declared cell still to run: a partial study without its half-run LRs."
+    by = [*depth_key(df), 'lr'] if by is None else list(by)
+    decl = pd.DataFrame([{'cell': c, **{k: v.get(k) for k in by}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *by])
+    ended = df[df['status'].isin(ENDED)]
+    gone = {Path(p).name for p in df.attrs.get('left_out') or {}}  # a damaged folder is left out, not still to run
+    todo = decl[~decl['cell'].isin(ended['cell']) & ~decl['cell'].isin(gone)]
+    same = lambda s: s.astype(float) if pd.to_numeric(s, errors='coerce').notna().all() else s.astype(str)  # a JSON 2 is a CSV's 2.0
+    key = lambda t: pd.MultiIndex.from_frame(t[by].apply(same))
+    return ended[~key(ended).isin(key(todo))] if len(todo) else ended

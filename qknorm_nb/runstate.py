@@ -1,4 +1,4 @@
-"""The bookkeeping of a run, written once for single runs and cohorts: when a run fails, its instability record, its metrics rows and its summary.
+"""The bookkeeping of a run, apart from its loop: when a run fails, its instability record, its metrics rows and its summary.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/runstate.html.md"""
 

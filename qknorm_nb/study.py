@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 import qknorm_nb
 from .arms import VARIANTS, arm_name
-from .config import (RunConfig, ConfigError, PRESETS, FIELD_TYPES, make_config, default_values, is_int, is_num, COHORT_FIELDS,
+from .config import (RunConfig, ConfigError, PRESETS, FIELD_TYPES, make_config, default_values, is_int, is_num,
                               TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
 from .data import check_sources, check_texts  # whether a cell's text is here, and usable: the data's checks (01a_data)
 from .files import SETTINGS  # the run settings every cell has, declared once (00_files)
@@ -31,7 +31,7 @@ class StudyError(ConfigError):
 class SweepError(RuntimeError):
     "A sweep cannot start or go on, e.g. the training notebook is missing; the message says why."
 
-STUDY_KEYS = ('name', 'preset', 'fixed', 'axes', 'only', 'retries', 'executor', 'slurm', 'cohort', 'data_files', 'refine')
+STUDY_KEYS = ('name', 'preset', 'fixed', 'axes', 'only', 'retries', 'executor', 'slurm', 'data_files', 'refine')
 EXECUTOR_KEYS = ('kind', 'workers', 'threads', 'gpus')
 EXECUTORS = ('local', 'slurm')
 SLURM_KEYS = ('partition', 'account', 'qos', 'gpus_per_node', 'cpus_per_task', 'mem_gb', 'timeout_min',
@@ -130,7 +130,6 @@ class Study:
     retries: int = 1
     executor: dict = field(default_factory=dict)
     slurm: dict = field(default_factory=dict)
-    cohort: list|None = None  # the merged axes, e.g. ['lr'], or None: one notebook per cell
     data_files: list = field(default_factory=list)
     refine: dict|None = None  # the checked `refine:` block (qknorm_nb.refine): more cells, round after round, where the edges are
     source: str = field(default='', compare=False)  # the YAML file or 'preset <name>: <file>'
@@ -187,16 +186,6 @@ def _executor(e):
         if not isinstance(e['gpus'], (list, tuple)): raise StudyError(f"executor gpus={e['gpus']!r} must be a list of GPU ids or null")
         e['gpus'] = [str(g) for g in e['gpus']]
     return e
-
-def _cohort(v, axes):
-    "The cohort axes as a list in `COHORT_FIELDS` order (`lr` → ['lr']), or None."
-    if v is None: return None
-    names = [v] if isinstance(v, str) else v
-    if not (isinstance(names, (list, tuple)) and names and all(isinstance(n, str) and n in COHORT_FIELDS for n in names)) or len(set(names)) < len(names):
-        raise StudyError(f"cohort={v!r} must be null, lr, seed or [lr, seed]: cohort members may differ only in learning rate and seed")
-    for n in names:
-        if n not in axes: raise StudyError(f"cohort={v!r}: {n} is not an axis of the study, so there is nothing to merge; add it to axes or leave it out of cohort")
-    return [n for n in COHORT_FIELDS if n in names]
 
 def _slurm(s):
     s = {} if s is None else s
@@ -297,7 +286,6 @@ def check_study(spec: dict, # the parsed study file or preset
     axes = {k: _axis(k, v) for k, v in axes.items()}
     retries = spec.get('retries', 1)
     if not is_int(retries) or retries < 0: raise StudyError(f"retries={retries!r} must be an int >= 0")
-    cohort = _cohort(spec.get('cohort'), axes)
     only = _only(spec.get('only'), axes)
     data_files = spec.get('data_files') or []
     if not isinstance(data_files, list) or not all(isinstance(p, str) for p in data_files):
@@ -305,7 +293,7 @@ def check_study(spec: dict, # the parsed study file or preset
     for p in data_files:
         if not Path(p).expanduser().is_file(): raise StudyError(f"data_files: {p!r} is not a file")
     st = Study(name, preset, fixed, axes, retries, _executor(spec.get('executor')), _slurm(spec.get('slurm')),
-               cohort, list(data_files), _refine(spec.get('refine')), source, only=only)
+               list(data_files), _refine(spec.get('refine')), source, only=only)
     add_cells(st, [s for s in grid_settings(axes) if _kept(s, only)])
     check_texts([c.config for c in st.cells])  # an empty, binary or too short text: refused now, not by every cell at run time
     return st

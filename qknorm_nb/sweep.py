@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
-from .config import RUNTIME_FIELDS, COHORT_FIELDS, CORPORA, LOGGERS, is_int, is_num
+from .config import RUNTIME_FIELDS, CORPORA, LOGGERS, is_int, is_num
 from .files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now
 from .metrics import add_entropies
 from .probes import MEASURE_NAMES
@@ -24,9 +24,9 @@ from .tracking import check_tracker
 from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, clear_stop, shutdown_warm_kernels
 
 # %% auto #0
-__all__ = ['CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'cohort_groups', 'run_cohort',
-           'study_tasks', 'task_cells', 'run_task', 'collect_results', 'write_results', 'visible_gpus', 'SweepResult',
-           'check_writable', 'CellJob', 'sweep_slots', 'refine_round', 'data_files', 'run_study']
+__all__ = ['CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'study_tasks', 'task_cells', 'run_task',
+           'collect_results', 'write_results', 'visible_gpus', 'SweepResult', 'check_writable', 'CellJob',
+           'sweep_slots', 'refine_round', 'data_files', 'run_study']
 
 # %% ../nbs/07c_sweep.ipynb #20d9eccf
 def _short_error(e: BaseException, limit=1000) -> str:
@@ -88,71 +88,23 @@ def cell_params(cell: Cell, study: Study, cell_dir, threads: int|None = None,
     if log_to is not None: cfg['log_to'] = log_to
     return dict(preset=study.preset, out_dir=str(Path(cell_dir).resolve()), **cfg)
 
-# %% ../nbs/07c_sweep.ipynb #b1dbee87
-def cohort_groups(cells: list, # the study's cells still to run
-                  by: list|None, # the cohort axes, e.g. ['lr'] (`Study.cohort`); None: every cell alone
-                 ) -> list[list]:
-    "The cells that train together: equal in every config field but the axes `by`, in grid order."
-    if not by: return [[c] for c in cells]
-    groups = {}
-    for c in cells:
-        rest = {k: v for k, v in c.config.to_dict().items() if k not in by}
-        groups.setdefault(json.dumps(rest, sort_keys=True), []).append(c)
-    return list(groups.values())
-
-# %% ../nbs/07c_sweep.ipynb #ce88eb9c
-_MEMBER_KEYS = ('lrs', 'seeds', 'out_dirs')  # the cohort notebook's per-member parameters
-
-def run_cohort(cell_dirs: list, # the members' run folders, runs/<study>/<cell>, in grid order
-               lrs: list, # each member's peak learning rate
-               seeds: list, # each member's seed
-               params: dict, # papermill parameters the members share: preset and every RunConfig field but lr and seed
-               notebook, # the cohort notebook
-               retries: int = 1, # extra attempts after a crash
-               retry_failed: bool = False, # also run members already recorded as failed
-               env: dict|None = None, # extra environment for the kernel, e.g. CUDA_VISIBLE_DEVICES
-               cwd=None, # the kernel's working folder
-               stale_after: float = STALE_AFTER,
-               reuse_kernel: bool = False, # run in this worker's kept kernel (`execute_notebook`)
-              ) -> dict:
-    "Train a cohort's incomplete members in one notebook run, under all their locks; return each member's state."
-    cell_dirs = [Path(d) for d in cell_dirs]
-    member = {str(d): (lr, seed) for d, lr, seed in zip(cell_dirs, lrs, seeds)}
-    def run(mine):
-        folder = mine[0].with_name(f'_cohort-{mine[0].name}')  # named after a member we hold: no other sweep is using it
-        out = [str(d) for d in mine]
-        p = params | dict(lrs=[member[d][0] for d in out], seeds=[member[d][1] for d in out], out_dirs=out, cohort_dir=str(folder))
-        last = load_json(folder/'members.json')  # the members of this folder's last run: its checkpoint is theirs
-        shared = lambda q: json.loads(json.dumps({k: v for k, v in q.items() if k not in _MEMBER_KEYS}))
-        if (isinstance(last, dict) and set(out) <= set(last.get('out_dirs', [])) and shared(last) == shared(p)
-                and all(cell_status(d) in COMPLETE for d in set(last['out_dirs']) - set(out))):
-            p = last  # the same cohort less members that have ended since: they are skipped, the rest resume
-        folder.mkdir(parents=True, exist_ok=True)
-        write_json(folder/'members.json', p)
-        execute_notebook(notebook, folder/'cohort.ipynb', p, env, cwd, folder/'kernel.log', reuse_kernel)
-    return _run_locked(cell_dirs, run, retries, retry_failed, stale_after)
-
 # %% ../nbs/07c_sweep.ipynb #b76dc5d7
 def study_tasks(st: Study, study_dir, cells: list, # the cells to run
                 threads: int|None = None, # torch threads when the study leaves `threads` at 0
                 log_to: str|None = None, # every cell also reports to this tracker (None: as the study file says)
                 **kw, # notebook, retries, retry_failed, cwd, stale_after, reuse_kernel: passed on to every task
                ) -> list[dict]:
-    "The tasks that run `cells`: `run_cell` arguments per cell, or `run_cohort` arguments per cohort when the study has `cohort`."
+    "The tasks that run `cells`: `run_cell`'s arguments, one task per cell."
     d = Path(study_dir)
-    if not st.cohort: return [dict(cell_dir=str(d/c.id), params=cell_params(c, st, d/c.id, threads, log_to), **kw) for c in cells]
-    return [dict(cell_dirs=[str(d/c.id) for c in g], lrs=[c.config.lr for c in g], seeds=[c.config.seed for c in g],
-                 params={k: v for k, v in cell_params(g[0], st, d/g[0].id, threads, log_to).items() if k not in ('out_dir', *COHORT_FIELDS)}, **kw)
-            for g in cohort_groups(cells, st.cohort)]
+    return [dict(cell_dir=str(d/c.id), params=cell_params(c, st, d/c.id, threads, log_to), **kw) for c in cells]
 
 def task_cells(task: dict) -> list[str]:
-    "The ids of the cells a task runs."
-    return [Path(d).name for d in task.get('cell_dirs') or [task['cell_dir']]]
+    "The ids of the cells a task runs (one)."
+    return [Path(task['cell_dir']).name]
 
 def run_task(task: dict, # one of `study_tasks`
              env: dict|None = None) -> dict:
-    "Run one task (a cell or a cohort); return the state of each of its cells."
-    if 'cell_dirs' in task: return run_cohort(**task, env=env)
+    "Run one task; return the state of each of its cells."
     return {Path(task['cell_dir']).name: run_cell(**task, env=env)}
 
 # %% ../nbs/07c_sweep.ipynb #f9394fd7
@@ -299,11 +251,11 @@ def _run_local(tasks, workers, gpus, on_done):
 
 # %% ../nbs/07c_sweep.ipynb #1a44d718
 class CellJob:
-    "A Slurm array task: runs one task (a cell or a cohort); on pre-emption or timeout submitit calls `checkpoint` and requeues it."
+    "A Slurm array task: runs one task (a cell); on pre-emption or timeout submitit calls `checkpoint` and requeues it."
     def __call__(self, task: dict) -> dict: return run_task(task)
     def checkpoint(self, task: dict):
         import submitit
-        return submitit.helpers.DelayedSubmission(self, task)  # resumes from the cell's ckpt.pt (the cohort's checkpoint)
+        return submitit.helpers.DelayedSubmission(self, task)  # resumes from the cell's ckpt.pt
 
 def _run_slurm(tasks, st: Study, study_dir: Path, wait, poll, on_done):
     import submitit
@@ -373,7 +325,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
               runs_dir='runs', # the study's folder is runs_dir/<name>
               workers: int|None = None, # cells at once (local); None: the study's executor.workers, else #GPUs, else cores // CPU_CELL_THREADS
               executor: str|None = None, # 'local' or 'slurm'; None: the study's executor.kind
-              notebook=None, # the notebook each task runs; None: the repository's nbs/10_train.ipynb (nbs/11_cohort.ipynb for a cohort study)
+              notebook=None, # the notebook each task runs; None: the repository's nbs/10_train.ipynb
               retry_failed: bool = False, # also re-run cells recorded as failed
               wait: bool = True, # wait for cells another sweep is running (and for the Slurm array)
               threads: int|None = None, # torch threads per cell when the study leaves `threads` at 0
@@ -396,7 +348,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
         except ImportError as e: raise SweepError(str(e)) from None
     if kind == 'slurm' and st.slurm['cluster'] is None and not shutil.which('sbatch'):
         raise SweepError("executor 'slurm' needs Slurm (sbatch is not on PATH); to try it on this machine set slurm: {cluster: local}")
-    nb = find_notebook(notebook, '11_cohort.ipynb' if st.cohort else '10_train.ipynb')
+    nb = find_notebook(notebook, '10_train.ipynb')
     study_dir = Path(runs_dir).expanduser().resolve()/st.name
     hashes = {p: sha256(p) for p in data_files(st)}  # a data file changed since the study started is refused, not re-tokenised
     _check_folder(study_dir, st, hashes, repair)
@@ -419,7 +371,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
         bar.set_postfix(Counter(s for s in states.values() if s != 'running'), refresh=True)
 
     def sweep(cells):
-        "Run the incomplete ones of `cells` (a cohort is made of the cells left to run) and wait for those another sweep runs."
+        "Run the incomplete ones of `cells` and wait for those another sweep runs."
         for c in cells:
             s = cell_status(study_dir/c.id)
             if s in COMPLETE or (s == 'failed' and not retry_failed): states[c.id] = s; clear_stale_lock(study_dir/c.id, stale_after)

@@ -7,19 +7,18 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/verdicts.html.md"""
 # %% ../nbs/06a_verdicts.ipynb #2efb7ce9
 from __future__ import annotations
 import math
+from statistics import NormalDist
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, curve_key, per_facet, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
                                curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, group_key, fmt_num, ResultsError, quoted)
-from pathlib import Path
-from .files import CURVE, ARM, DEPTH, ENDED  # the design and the statuses of a run that has ended, declared once (00_files)
+from .files import CURVE, ARM, DEPTH  # the design, declared once (00_files)
 
 # %% auto #0
 __all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'TOL', 'MARGIN', 'NECESSITY_COLS', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT',
            'fit_fail_curve', 'depth_key', 'depth_star', 'useful_bar', 'not_useful', 'failure_lr', 'near_optimal_band',
            'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'crossing', 'plateau_lrs',
-           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'coverage', 'ended_groups',
-           'study_summary']
+           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'study_summary']
 
 # %% ../nbs/06a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
@@ -48,7 +47,7 @@ def fit_fail_curve(lr,            # peak LR of each run
     x50 = -a / b
     g = np.array([-1 / b, a / b ** 2])  # d(x50)/d(a, b)
     se = math.sqrt(max(float(g @ cov @ g), 0.0))
-    z = 1.959963984540054 if alpha == 0.05 else float(np.sqrt(2) * _erfinv(1 - alpha))
+    z = 1.959963984540054 if alpha == 0.05 else NormalDist().inv_cdf(1 - alpha / 2)
     lo, hi = 10 ** (x50 + xc - z * se), 10 ** (x50 + xc + z * se)
     grid = np.unique(x)
     if 2 * math.log(9) / b < np.diff(grid).min():  # quasi-separation: a 10-90% transition sharper than the grid can see
@@ -57,12 +56,6 @@ def fit_fail_curve(lr,            # peak LR of each run
         hi = max(hi, 10 ** above.min()) if len(above) else np.inf
         return dict(lr50=10 ** (x50 + xc), lr50_lo=lo, lr50_hi=hi, slope=float(b), fit='quasi-separated')
     return dict(lr50=10 ** (x50 + xc), lr50_lo=lo, lr50_hi=hi, slope=float(b), fit='logistic')
-
-def _erfinv(y):
-    "Inverse error function by bisection (only for alpha other than 0.05)."
-    lo, hi = 0.0, 6.0
-    for _ in range(100): lo, hi = ((lo + hi) / 2, hi) if math.erf((lo + hi) / 2) < y else (lo, (lo + hi) / 2)
-    return (lo + hi) / 2
 
 # %% ../nbs/06a_verdicts.ipynb #009b25ca
 USEFUL = 'half_gap'  # the analysis rule's usefulness criterion (studies/rules/analysis.yaml; the methods page argues it)
@@ -481,37 +474,6 @@ def cap_explains(ln_cost: dict,   # t interval of ℓ_layernorm − ℓ_none at 
     if ln_vs_l2['hi'] < 0: return 'does not', f"{txt}: l2 costs more than layernorm"
     if l2_cost['lo'] > 0: return 'does not', f"{txt}: l2 costs against none too, and as much as layernorm within the interval"
     return 'inconclusive', f"{txt}: l2 is within noise of both layernorm and none"
-
-# %% ../nbs/06a_verdicts.ipynb #efe45ba4
-def coverage(spec: dict,       # the study declaration (study.json), with its `cells`
-             df: pd.DataFrame, # the results table (collect_results), any statuses; `attrs['left_out']`: folders it could not use
-            ) -> pd.DataFrame:
-    "Per curve: cells declared, ended, left out (a damaged folder `collect_results` could not use) and still to run."
-    key = curve_key(df)
-    decl = pd.DataFrame([{'cell': c, **{k: v.get(k) for k in key}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *key])
-    ended = df.loc[df['status'].isin(ENDED), ['cell', *key]]
-    allc = pd.concat([decl, ended]).drop_duplicates('cell')
-    gone = {Path(p).name for p in df.attrs.get('left_out') or {}}
-    out = allc.groupby(key).size().rename('declared').to_frame()
-    count = lambda t: t.groupby(key).size().reindex(out.index).fillna(0).astype(int)
-    out['ended'], out['left_out'] = count(ended), count(allc[allc['cell'].isin(gone) & ~allc['cell'].isin(ended['cell'])])
-    out['to_run'] = out['declared'] - out['ended'] - out['left_out']
-    return out.reset_index()
-
-# %% ../nbs/06a_verdicts.ipynb #d99dd0cd
-def ended_groups(spec: dict,        # the study declaration (study.json), with its `cells`
-                 df: pd.DataFrame,  # the results table (collect_results), any statuses
-                 by=None,           # a group is kept only when all its declared cells have ended (None: each depth's LRs)
-                ) -> pd.DataFrame:
-    "The ended rows of `df` whose (`by`) group has no declared cell still to run: a partial study without its half-run LRs."
-    by = [*depth_key(df), 'lr'] if by is None else list(by)
-    decl = pd.DataFrame([{'cell': c, **{k: v.get(k) for k in by}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *by])
-    ended = df[df['status'].isin(ENDED)]
-    gone = {Path(p).name for p in df.attrs.get('left_out') or {}}  # a damaged folder is left out, not still to run
-    todo = decl[~decl['cell'].isin(ended['cell']) & ~decl['cell'].isin(gone)]
-    same = lambda s: s.astype(float) if pd.to_numeric(s, errors='coerce').notna().all() else s.astype(str)  # a JSON 2 is a CSV's 2.0
-    key = lambda t: pd.MultiIndex.from_frame(t[by].apply(same))
-    return ended[~key(ended).isin(key(todo))] if len(todo) else ended
 
 # %% ../nbs/06a_verdicts.ipynb #42aced3c
 def study_summary(df: pd.DataFrame, # one study's results table

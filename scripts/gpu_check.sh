@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check: on a machine with a CUDA GPU, the benchmark of the `core` and `cpu` shapes (baseline,
-# project step, fast settings, torch.compile, a 6-member cohort step; MFU against the measured bf16
-# and fp32 matmul peaks; peak memory; the projected time of the core matrix) and a short end-to-end
-# cohort of 7 cpu-preset learning rates against the same 7 runs one after another. A few minutes.
+# project step, fast settings, torch.compile; MFU against the measured bf16 and fp32 matmul peaks;
+# peak memory; the projected time of the core matrix). A few minutes.
 # With --prediction, instead: the full-scale check of a scale-ladder prediction (nbs/07f_check.ipynb):
 # both arms at each arm's predicted failure LR and one grid step either side, scored against it.
 #
@@ -11,10 +10,10 @@
 #                                             # default bench/checks/<prediction>-<date>.json; printed as well
 #
 # Needs the package installed (`pip install -e .`) with a CUDA build of torch. DEVICE, SHAPES, ROUNDS,
-# STEPS and COHORT_RUN=0 override the defaults (DEVICE=cpu SHAPES=smoke COHORT_RUN=0 tries the script
-# out on a CPU in seconds). With --prediction: DEVICE as above; TOKENS (e.g. 2e7) runs a shorter check,
+# STEPS override the defaults (DEVICE=cpu SHAPES=smoke tries the script out on a CPU in seconds).
+# With --prediction: DEVICE as above; TOKENS (e.g. 2e7) runs a shorter check,
 # recorded as not at the predicted scale; CHECK_SET="key=value ..." overrides config fields;
-# WORKERS, RUNS_DIR (default runs/fullscale) and COHORT=1 (each arm's LRs as one batched cohort) pass on.
+# WORKERS and RUNS_DIR (default runs/fullscale) pass on.
 # DEVICE=cpu TOKENS=5120 CHECK_SET="n_layer=2 n_head=2 n_embd=32 block_size=32 batch_size=8 warmup_iters=2
 # tokenizer=bytes dtype=float32 fused=false tf32=false pin_memory=false train_tokens=200000 val_tokens=20000
 # eval_every=10 eval_iters=2" tries the check out on a CPU in a minute. The target's tokenizer (gpt2) needs
@@ -40,7 +39,6 @@ if [[ -n "$pred" ]]; then
   extra=()
   [[ -n "${TOKENS:-}" ]] && extra+=(--tokens "$TOKENS")
   [[ -n "${WORKERS:-}" ]] && extra+=(--workers "$WORKERS")
-  [[ "${COHORT:-0}" == 1 ]] && extra+=(--cohort)
   read -r -a sets <<< "${CHECK_SET:-}"
   [[ ${#sets[@]} -gt 0 ]] && extra+=(--set "${sets[@]}")
   mkdir -p "$(dirname "$out")"
@@ -49,7 +47,5 @@ if [[ -n "$pred" ]]; then
   [[ $rc -le 1 && -f "$out" ]] && cat "$out"  # (2: no record was written; a file there is an older one)
   exit "$rc"
 fi
-cohort_run=(); [[ "${COHORT_RUN:-1}" == 1 ]] && cohort_run=(--cohort-run)
 # shellcheck disable=SC2086
-qknorm bench --device "$device" --shapes ${SHAPES:-core cpu} --rounds "${ROUNDS:-5}" --steps "${STEPS:-5}" \
-  "${cohort_run[@]}" --out "$out"
+qknorm bench --device "$device" --shapes ${SHAPES:-core cpu} --rounds "${ROUNDS:-5}" --steps "${STEPS:-5}" --out "$out"
