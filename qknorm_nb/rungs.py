@@ -134,6 +134,7 @@ def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) eac
                   n_boot: int = 1000,
                   check=('failure_lr', 'useful_lr', 'necessity'), # the measures the check brackets
                   seeds=(0,),               # the check's seeds
+                  own_lrs: bool = True,     # each arm checked at its own LRs only; False: both arms at the union (`transfer_file`)
                  ) -> dict:
     "The prediction for `base`'s shape at `end`'s place on `end`'s axis, from three complete rungs: read back when on file, else made and written."
     p, tname = Path(path), (target or {}).get('name', name)
@@ -149,7 +150,7 @@ def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) eac
     t = _moved_target(name, preset, fixed, le, le.rung(end[1]).axis, target)
     tables = [rung_table(l, l.rung(r), runs_dir) for l, r in (base, start, end)]
     pred = transfer_file(dict(t, base_vs_start=bvs), *[(r, tb) for (_, r), tb in zip((base, start, end), tables)],
-                         arms=tuple(le.arms), n_boot=n_boot, check=check, seeds=seeds)
+                         arms=tuple(le.arms), n_boot=n_boot, check=check, seeds=seeds, own_lrs=own_lrs)
     p.parent.mkdir(parents=True, exist_ok=True)
     write_json(p, pred)
     return pred

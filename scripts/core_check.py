@@ -1,21 +1,26 @@
-"""The core-shape check of the training-length axis: the core shape (6 layers, 6 heads, d=192, bytes) at the seed's
-6,100 steps, predicted from the width ladder's 300-step rung moved along the length ladder (300 -> 6,100 steps at
-4 layers, d=64), with no line and no extrapolation (`rungs.predict_moved`, `forecast.transfer`).
+"""The core-shape check of the training-length axis, per corpus: the core shape at the seed's 6,100 steps, predicted
+from the width or scale ladder's 300-step rung moved along that corpus's length ladder (300 -> 6,100 steps at
+4 layers, d=64), with no line and no extrapolation along the axis (`rungs.predict_moved`, `forecast.transfer`).
 
-    python scripts/core_check.py              # predict (once), commit the predictions, then run or resume the check cells
-    python scripts/core_check.py --predict    # only write and commit the predictions
+    python scripts/core_check.py                           # builtin: predict (once), commit, then run or resume the check
+    python scripts/core_check.py --predict                 # only write and commit the predictions
+    python scripts/core_check.py --corpus tinystories --show   # what the check would run (prediction kept in memory)
+    python scripts/core_check.py --corpus tinystories      # TinyStories (issue 33): the same, once its s6100 rung is complete
 
 The predictions are written and committed before any check cell runs, so that the git history shows they came
-first (the length page reads that order). Two files: prediction-core-s6100.json (the CPU check, run here) and
-prediction-core-builtin.json (the full-scale run, the same numbers with what that run changes on top named in
-`differs_from_rungs`; `qknorm check-prediction` runs it on a GPU). The check's cells go to runs/length/<name>/;
-commit them as they end (git add runs/length/core-s6100-check-*), as for any study.
+first (the length pages read that order). Two files per corpus: the CPU check, run here, and the full-scale run
+(the same numbers, with what that run changes on top named in `differs_from_rungs`; `qknorm check-prediction`
+runs it on a GPU). builtin: the base is the scale ladder's 300-step core-shape rung (6 layers, d=192), so the
+check is the moved configuration itself, one seed, each arm at its own LRs. tinystories: the base is the width
+ladder's d=192 rung (4 layers, TinyStories, 300 steps), the check is the core shape (6 layers, 6 heads, d=192) on the
+length ladder's text, so depth is one change on top of the move (listed in the prediction); both arms at the
+same LRs, two seeds. The check's cells go to the corpus's runs folder; commit them as they end.
 
 It runs in the repository it lives in, from whatever folder it is started. A prediction is never made again once
 it was committed or its check ran: a missing one is restored from git (git checkout -- FILE), and a damaged one,
 a bad ladder file or a failed git command end with one line on stderr (exit status 2) before anything is written.
 """
-import argparse, os, subprocess, sys
+import argparse, os, subprocess, sys, tempfile
 from pathlib import Path
 
 os.environ.setdefault('OMP_NUM_THREADS', '1')  # one thread a cell, two cells side by side: faster here than one two-thread cell
@@ -24,48 +29,89 @@ from qknorm_nb.data import DataError
 from qknorm_nb.files import FileError
 from qknorm_nb.ladder import LadderError, load_ladder
 from qknorm_nb.rungs import predict_moved
-from qknorm_nb.check import run_check, format_check
+from qknorm_nb.check import run_check, format_check, check_spec
+from qknorm_nb.study import load_study
 
 ROOT = Path(__file__).resolve().parent.parent  # the paths below are the repository's
-
-OUT = Path('runs/length')
-BASE, START, END = ('studies/ladders/ladder.yaml', 'tokens-t600k'), ('studies/ladders/length.yaml', 'steps-s300'), \
-                   ('studies/ladders/length.yaml', 'steps-s6100')
 CHECK = ('failure_lr', 'useful_lr', 'necessity')  # both failure notions and the necessity threshold, each predicted edge +- a half decade
-SEEDS = (0,)  # one seed: 12 cells of ~45 min fit what is left of the 20 CPU-hour budget, two would not
+TS = dict(dataset='../shared/data/tinystories_train_6mb.txt', val_dataset='../shared/data/tinystories_valid_sample.txt')
+
+SETUPS = {  # per corpus: the runs folder, the (ladder file, rung) of base, start and end, both targets and the check's design
+    'builtin': dict(
+        out='runs/length', base=('studies/ladders/ladder.yaml', 'tokens-t600k'),
+        start=('studies/ladders/length.yaml', 'steps-s300'), end=('studies/ladders/length.yaml', 'steps-s6100'),
+        cpu=('prediction-core-s6100.json', 'core-s6100', None),  # None: the moved configuration itself
+        full=('prediction-core-builtin.json', None),             # None: the scale ladder's own target (core on builtin)
+        check=CHECK, seeds=(0,), own_lrs=True),  # one seed: 12 cells of ~45 min fit what was left of that issue's 20 CPU-hour budget
+    'tinystories': dict(
+        out='runs/length-tinystories', base=('studies/ladders/ladder.yaml', 'width-d192'),
+        start=('studies/ladders/length-tinystories.yaml', 'steps-s300'), end=('studies/ladders/length-tinystories.yaml', 'steps-s6100'),
+        cpu=('prediction-core-ts-s6100.json', 'core-ts-s6100',
+             dict(preset='cpu', fixed=dict(n_layer=6, n_head=6, n_embd=192, **TS, train_tokens=5_800_000, val_tokens=786_432,
+                                           max_iters=6100, warmup_iters=305, eval_every=250, probe_every=250, ckpt_every=500,
+                                           log_every=50))),
+        full=('prediction-core-tinystories.json', dict(name='core-tinystories', preset='core', fixed=dict(dataset='tinystories'))),
+        # the issue's "both arms at the same LRs, >= 2 seeds"; at ~50 min a cell, all three measures' LRs (48 cells from the
+        # s2000 rung's numbers, --show) are ~5 times its 8 CPU-hour budget: `check` is set from --show before the prediction is committed
+        check=CHECK, seeds=(0, 1), own_lrs=False),
+}
 
 def tracked(p: Path) -> bool:
     return subprocess.run(['git', 'ls-files', '--error-unmatch', str(p)], capture_output=True).returncode == 0
 
-def predict() -> Path:
-    "Write both predictions (read back when on file) and commit the ones git does not track yet; the CPU check's path."
-    lds = {f: load_ladder(f, check_data=False) for f in {BASE[0], START[0], END[0]}}
-    b, s, e = [(lds[f], r) for f, r in (BASE, START, END)]
-    cpu, full = OUT/'prediction-core-s6100.json', OUT/'prediction-core-builtin.json'
-    for p in (cpu, full):  # both, before either is written
+def _targets(s: dict, lds: dict) -> list:
+    "(path, name, target or None) of the CPU check and the full-scale run."
+    out = Path(s['out'])
+    (cf, cname, ct), (ff, ft) = s['cpu'], s['full']
+    if ft is None:
+        t = lds[s['base'][0]].target
+        ft = dict(name=t['name'], preset=t['preset'], fixed=t['fixed'], x=t['x'])
+    return [(out/cf, cname, None if ct is None else dict(name=cname, **ct, x_name='tokens')),
+            (out/ff, ft['name'], dict(ft, x_name='tokens'))]
+
+def predict(s: dict, commit: bool = True, where: Path|None = None) -> Path:
+    "Write both predictions (read back when on file) and commit the new ones; the CPU check's path. `where`: write there, never commit."
+    lds = {f: load_ladder(f, check_data=False) for f in {s['base'][0], s['start'][0], s['end'][0]}}
+    b, st, e = [(lds[f], r) for f, r in (s['base'], s['start'], s['end'])]
+    ts = _targets(s, lds)
+    for p, _, _ in ts:  # both, before either is written
         if not p.exists() and tracked(p):
             raise LadderError(f"{p} was committed but is missing here: restore it (git checkout -- {p}); one made now would come after its check")
-    predict_moved(b, s, e, cpu, 'core-s6100', check=CHECK, seeds=SEEDS)
-    t = lds[BASE[0]].target
-    predict_moved(b, s, e, full, t['name'], target=dict(name=t['name'], preset=t['preset'], fixed=t['fixed'], x=t['x'], x_name='tokens'),
-                  check=CHECK, seeds=SEEDS)
-    new = [str(p) for p in (cpu, full) if not tracked(p)]
-    if new:
+    for p, name, t in ts:
+        predict_moved(b, st, e, (where/p.name) if where else p, name, target=t, check=s['check'], seeds=s['seeds'], own_lrs=s['own_lrs'])
+    new = [str(p) for p, _, _ in ts if not tracked(p)]
+    if new and commit and where is None:
         subprocess.run(['git', 'add', *new], check=True)
-        subprocess.run(['git', 'commit', '-q', '-m', 'runs/length: the core-shape predictions at 6,100 steps (moved along the length axis), '
+        subprocess.run(['git', 'commit', '-q', '-m', f"{s['out']}: the core-shape predictions at 6,100 steps (moved along the length axis), "
                         'made before any check cell runs', '--', *new], check=True)
-    return cpu
+    return (where/ts[0][0].name) if where else ts[0][0]
+
+def show(s: dict) -> str:
+    "The check's cells, per arm and LR, from a prediction made in a scratch folder (nothing in the repository is written)."
+    from qknorm_nb.check import load_prediction
+    with tempfile.TemporaryDirectory() as d:
+        pred = load_prediction(predict(s, commit=False, where=Path(d)))
+    st = load_study(check_spec(pred, name=f"{pred['target']['name']}-check"))
+    by = {}
+    for c in st.cells: by.setdefault(c.config.qk_norm, []).append(c.config.lr)
+    lines = [f"{st.name}: {len(st.cells)} cells for {', '.join(s['check'])} ({', '.join(f'{a}: {len(set(v))} LRs' for a, v in by.items())}, seeds {list(s['seeds'])})"]
+    lines += [f"  {a}: {sorted(set(v))}" for a, v in by.items()]
+    return '\n'.join(lines)
 
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--corpus', choices=sorted(SETUPS), default='builtin', help='whose length axis the check moves along (default builtin)')
     ap.add_argument('--predict', action='store_true', help='only write and commit the predictions')
+    ap.add_argument('--show', action='store_true', help="print the check's cells from a prediction kept in a scratch folder; write nothing")
     ap.add_argument('--workers', type=int, default=2, help='cells at once (default 2, one thread each)')
     a = ap.parse_args()
     os.chdir(ROOT)
+    s = SETUPS[a.corpus]
     try:
-        pred = predict()
+        if a.show: print(show(s)); sys.exit(0)
+        pred = predict(s)
         if a.predict: sys.exit(0)
-        rec = run_check(pred, runs_dir=OUT, workers=a.workers, device='cpu', progress=False)
+        rec = run_check(pred, runs_dir=s['out'], workers=a.workers, device='cpu', progress=False)
     except (ConfigError, DataError, FileError, OSError, subprocess.CalledProcessError) as e:
         print(f"core_check: error: {e}", file=sys.stderr); sys.exit(2)
     print(format_check(rec))
