@@ -17,7 +17,8 @@ from .config import (ConfigError, FIELD_TYPES, PRESETS, RUNTIME_FIELDS, RunConfi
                               is_num)
 from .files import write_json, read_json, sha256, now
 from .data import check_sources
-from .study import StudyLoader, check_folder_name, load_study, fmt_sci
+from .study import check_folder_name, load_study, fmt_sci
+from .files import StudyLoader  # the one YAML loader (00_files)
 from .ladder import LadderError, json_file
 from .sweep import run_study, collect_results
 from .metrics import OFF, failed

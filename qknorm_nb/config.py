@@ -15,7 +15,7 @@ from .arms import QK_NORMS, VARIANTS  # the arms, declared once (00a_arms)
 __all__ = ['TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'FIELD_TYPES',
            'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'TRAIN_PARAMS', 'ConfigError', 'RunConfig', 'is_int',
            'is_num', 'validate', 'make_config', 'saved_config', 'default_values', 'run_identity', 'read_literal',
-           'given_params', 'check_params', 'config_from_params', 'resolve_device']
+           'given_params', 'check_params', 'config_from_params', 'resolve_device', 'device_problem']
 
 # %% ../nbs/00b_config.ipynb #f9f5492a
 TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
@@ -256,3 +256,14 @@ def resolve_device(device: str = 'auto') -> str:
     if torch.cuda.is_available(): return 'cuda'
     if getattr(torch.backends, 'mps', None) is not None and torch.backends.mps.is_available(): return 'mps'
     return 'cpu'
+
+def device_problem(device: str) -> str|None:
+    "Why `device` cannot run on this machine (None: it can): a CUDA or MPS device its torch does not see."
+    import torch
+    kind, _, idx = device.partition(':')
+    if kind == 'cuda' and torch.cuda.device_count() <= (int(idx) if idx.isdigit() else 0):
+        return (f"device={device!r}: torch {torch.__version__} sees {torch.cuda.device_count()} CUDA device(s) here; "
+                "use device=cpu or auto, or run where the GPU is")
+    if kind == 'mps' and not (getattr(torch.backends, 'mps', None) is not None and torch.backends.mps.is_available()):
+        return f"device={device!r}: torch {torch.__version__} sees no Apple GPU (MPS) here; use device=cpu or auto"
+    return None

@@ -10,9 +10,8 @@ import math
 from pathlib import Path
 import numpy as np
 import pandas as pd
-import yaml
 from .config import is_num
-from .files import ENDED  # the statuses of an ended cell, declared once (00_files)
+from .files import ENDED, FileError, read_yaml  # the statuses of an ended cell, and the one YAML reader (00_files)
 from .metrics import OFF, ResultsError, tidy_runs, text_entropies, design_axes, quoted
 from .files import CURVE
 from .verdicts import crossing
@@ -52,7 +51,8 @@ def load_rule(path) -> dict:
     "The checked rule of a confirmatory study, from its YAML file."
     p = Path(path)
     if not p.is_file(): raise RuleError(f"rule file {str(p)!r} does not exist")
-    r = yaml.safe_load(p.read_text())
+    try: r = read_yaml(p)  # a key given twice, bytes that are not text, bad YAML: named, never used silently
+    except FileError as e: raise RuleError(str(e)) from None
     if isinstance(r, dict) and isinstance(r.get('arms'), dict):  # YAML 1.1 reads the bare keys off/on as False/True
         r['arms'] = {({False: 'off', True: 'on'}.get(k, k) if isinstance(k, bool) else k): v for k, v in r['arms'].items()}
     return check_rule(r, str(p))

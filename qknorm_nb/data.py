@@ -19,11 +19,10 @@ from .stories import builtin_stories, BUILTIN_VERSION  # the builtin corpus (nbs
 
 # %% auto #0
 __all__ = ['LOCAL_SUFFIXES', 'EOT_MARKER', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GPT2_RANKS_URL', 'GPT2_RANKS_SHA256',
-           'FORMAT_VERSION', 'MIN_TOKENS', 'TEXT_HEAD', 'SMALL_TEXT', 'DataError', 'DatasetError', 'check_dataset',
-           'check_sources', 'reachable', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path',
+           'FORMAT_VERSION', 'MIN_TOKENS', 'DataError', 'DatasetError', 'check_dataset', 'check_sources', 'jsonl_text',
+           'local_files', 'local_documents', 'reachable', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path',
            'seed_tiktoken_cache', 'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'data_warnings',
-           'say_warnings', 'default_cache_dir', 'Prepared', 'prepare', 'check_text', 'check_texts', 'windows',
-           'get_batch']
+           'say_warnings', 'default_cache_dir', 'Prepared', 'prepare', 'windows', 'get_batch']
 
 # %% ../nbs/01a_data.ipynb #f16f89b3
 class DataError(ValueError):
@@ -82,11 +81,18 @@ def _jsonl_documents(path):
     with open(path, encoding='utf-8') as f:
         for i, line in enumerate(f, 1):
             if not line.strip(): continue
-            row = json.loads(line)
-            if not isinstance(row, dict) or 'text' not in row:
-                keys = list(row) if isinstance(row, dict) else type(row).__name__
-                raise DataError(f"{path}, line {i}: no 'text' field (found {keys}); each line must be a JSON object with a 'text' string")
-            if row['text']: yield row['text']
+            if (t := jsonl_text(path, i, line)): yield t
+
+def jsonl_text(path, i: int, line: str) -> str|None:
+    "The 'text' of line `i` of a .jsonl file (None: blank, or null); a `DataError` naming the file and line when it has none."
+    if not line.strip(): return None
+    try: row = json.loads(line)
+    except json.JSONDecodeError as e: raise DataError(f"{path}, line {i}: not valid JSON ({e.msg}); each line must be a JSON object with a 'text' string") from None
+    if not isinstance(row, dict) or 'text' not in row:
+        keys = list(row) if isinstance(row, dict) else type(row).__name__
+        raise DataError(f"{path}, line {i}: no 'text' field (found {keys}); each line must be a JSON object with a 'text' string")
+    if not isinstance(row['text'], (str, type(None))): raise DataError(f"{path}, line {i}: 'text' is a {type(row['text']).__name__}, not a string")
+    return row['text']
 
 def _parquet_documents(path):
     import pyarrow.parquet as pq
@@ -101,7 +107,7 @@ _READERS = {'.txt': _txt_documents, '.jsonl': _jsonl_documents, '.parquet': _par
 
 
 # %% ../nbs/01a_data.ipynb #47ea8bd4
-def _local_files(path: Path) -> list[Path]:
+def local_files(path: Path) -> list[Path]:
     "The data files of a local source, checked eagerly so that errors come before any work."
     if path.is_file():
         if path.suffix not in LOCAL_SUFFIXES:
@@ -112,9 +118,9 @@ def _local_files(path: Path) -> list[Path]:
     if not files: raise DataError(f"dataset folder {str(path)!r} holds no {', '.join(LOCAL_SUFFIXES)} files")
     return files
 
-def _local_documents(path: Path, split: str):
+def local_documents(path: Path, split: str):
     "Documents of a local file or folder; 'train'/'val' split them by index, 'all' keeps every one."
-    files = _local_files(path)
+    files = local_files(path)
     docs = (d for f in files for d in _READERS[f.suffix](f))
     if split == 'all': return docs
     keep = (lambda i: i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1) if split == 'val' else (lambda i: i % HOLDOUT_EVERY != HOLDOUT_EVERY - 1)
@@ -171,7 +177,7 @@ def iter_documents(source: str,     # 'builtin', 'tinystories', 'fineweb-edu', o
     if source == 'builtin': return builtin_stories(seed, 'val' if split == 'val' else 'train')
     if source in HUB: return _hub_documents(source, split)
     check_dataset(source)  # the one 'unknown corpus' check (above)
-    return _local_documents(Path(source).expanduser(), split)
+    return local_documents(Path(source).expanduser(), split)
 
 # %% ../nbs/01a_data.ipynb #363ff041
 GPT2_RANKS_URL = 'https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken'  # from tiktoken_ext/openai_public.py
@@ -300,7 +306,7 @@ def _source_spec(source: str, name: str = 'dataset') -> dict:
     if source in HUB: return dict(kind='hub', corpus=source, **{k: v for k, v in HUB[source].items() if k != 'val_split'})
     check_dataset(source, name)
     path = Path(source).expanduser().resolve()
-    files = [(str(f.relative_to(path)) if f != path else '', f.stat()) for f in _local_files(path)]
+    files = [(str(f.relative_to(path)) if f != path else '', f.stat()) for f in local_files(path)]
     return dict(kind='local', path=str(path), files=[dict(name=n, size=s.st_size, mtime_ns=s.st_mtime_ns) for n, s in files])
 
 def _slug(source: str) -> str:
@@ -427,53 +433,6 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
     found, why = _open(final)
     if found is None: raise DataError(f"prepared data in {final} cannot be read back: {why}")
     return found
-
-# %% ../nbs/01a_data.ipynb #d761bd51
-import codecs, functools
-TEXT_HEAD = 1 << 20    # bytes of a local text file read to see that it is text
-SMALL_TEXT = 8 << 20   # a text up to this size is split into documents to see that its held-out split is long enough
-
-def _head_problem(f: Path) -> str|None:
-    with open(f, 'rb') as fh: head = fh.read(TEXT_HEAD)
-    if f.suffix == '.parquet': return None if head[:4] == b'PAR1' else f"{f} is not a Parquet file (it does not start with PAR1)"
-    try: codecs.getincrementaldecoder('utf-8')().decode(head, final=len(head) < TEXT_HEAD)
-    except UnicodeDecodeError as e: return f"{f} is not UTF-8 text (byte {e.start} is {head[e.start:e.start + 1]!r}): a {f.suffix} dataset holds text"
-    if b'\0' in head: return f"{f} holds NUL bytes (byte {head.index(0)}): it is binary, not text"
-    return None
-
-# %% ../nbs/01a_data.ipynb #43ee635e
-@functools.lru_cache(maxsize=256)
-def _text_problem(path: str, size: int, mtime_ns: int, held_out: bool) -> str|None:
-    "What makes the local text `path` unusable for a run (None: nothing); `held_out`: its validation split is every 20th document."
-    try: files = _local_files(Path(path))
-    except DataError as e: return str(e)
-    for f in files[:64]:
-        if (why := _head_problem(f)): return why
-    if any(f.suffix == '.parquet' for f in files): return None  # compressed: its size says nothing of its tokens
-    total = sum(f.stat().st_size for f in files)
-    if total < MIN_TOKENS: return f"holds {total} bytes: a run needs at least {MIN_TOKENS:,} tokens, and a token is at least one byte"
-    if not held_out or total > SMALL_TEXT: return None
-    n = val = 0
-    for i, d in enumerate(_local_documents(Path(path), 'all')):  # a bound: each document at most its bytes and the end token
-        n += 1; val += (len(d.encode()) + 1) * (i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1)
-    if val < MIN_TOKENS: return (f"holds {n} documents; with no val_dataset every {HOLDOUT_EVERY}th is held out for validation, "
-                                 f"at most {val} tokens, and a run needs {MIN_TOKENS:,}: set val_dataset, or use a longer text")
-    return None
-
-# %% ../nbs/01a_data.ipynb #21acc7b4
-def check_text(v: str, name: str = 'dataset', held_out: bool = False):
-    "Raise `DatasetError` naming the field `name` when the local text `v` cannot feed a run (empty, too short, binary); a corpus name passes."
-    check_dataset(v, name)
-    if v in CORPORA: return
-    p = Path(v).expanduser().resolve()
-    st = p.stat()
-    if (why := _text_problem(str(p), st.st_size, st.st_mtime_ns, held_out)): raise DatasetError(f"{name}={v!r}: {why}")
-
-def check_texts(cfgs):
-    "`check_text` for each distinct text of the configs `cfgs` (their `dataset`, held out or not, and `val_dataset`)."
-    for d, v in sorted({(c.dataset, c.val_dataset or '') for c in cfgs}):
-        check_text(d, 'dataset', held_out=not v)
-        if v: check_text(v, 'val_dataset')
 
 # %% ../nbs/01a_data.ipynb #d32923f5
 def windows(tokens, starts, block_size: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -13,7 +13,8 @@ from pathlib import Path
 __all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'RUN_SETTINGS', 'SETTINGS', 'CURVE', 'ARM', 'DEPTH',
            'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone', 'remove_stale_tmp', 'replace_atomically',
            'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'FileError', 'read_text',
-           'read_json', 'load_json', 'read_jsonl', 'need', 'check_summary', 'check_run_config', 'sha256', 'now']
+           'read_json', 'load_json', 'DuplicateKey', 'StudyLoader', 'read_yaml', 'read_jsonl', 'need', 'check_summary',
+           'check_run_config', 'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #952a2569
 _fault_visits = {}
@@ -135,6 +136,33 @@ def load_json(path):
     "The content of a JSON file, or None when it is missing or cannot be read as JSON: a run folder being written is read without a race."
     try: return read_json(path)
     except FileError: return None
+
+# %% ../nbs/00_files.ipynb #a1b2c3d5
+import re, yaml
+
+class DuplicateKey(yaml.YAMLError):
+    "A mapping in a YAML file gives the same key twice (YAML itself would keep the last one, silently)."
+    def __init__(self, key, lines): self.key, self.lines = key, lines; super().__init__(f"key {key!r} given twice (lines {lines[0]} and {lines[1]})")
+
+class StudyLoader(yaml.SafeLoader):
+    "SafeLoader that also reads `1e-3` as a float and refuses a key given twice in one mapping."
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for k, _ in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.tag != 'tag:yaml.org,2002:merge':
+                if k.value in seen: raise DuplicateKey(k.value, (seen[k.value], k.start_mark.line + 1))
+                seen[k.value] = k.start_mark.line + 1
+        return super().construct_mapping(node, deep)
+StudyLoader.add_implicit_resolver('tag:yaml.org,2002:float', re.compile(r'^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$'),
+                                  list('-+0123456789'))
+
+def read_yaml(path):
+    "The content of the YAML file `path` (read with `StudyLoader`); a `FileError` naming the file when it is missing, a folder, not UTF-8, not valid YAML or gives a key twice."
+    text = read_text(path)
+    try: return yaml.load(text, Loader=StudyLoader)
+    except DuplicateKey as e:
+        raise FileError(path, f"is given twice in one mapping (lines {e.lines[0]} and {e.lines[1]}): YAML would keep only the second, silently; keep one", e.key) from None
+    except yaml.YAMLError as e: raise FileError(path, f"is not valid YAML: {' '.join(str(e).split())}") from None  # one line
 
 # %% ../nbs/00_files.ipynb #a2dfffd6
 def read_jsonl(path: Path, strict: bool = False) -> list:

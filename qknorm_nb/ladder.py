@@ -13,9 +13,9 @@ from pathlib import Path
 import yaml
 from .arms import VARIANTS, arm_name
 from .config import ConfigError, FIELD_TYPES, PRESETS, is_int, is_num, make_config, run_identity
-from .files import ENDED, FileError, load_json, read_json
+from .files import ENDED, FileError, load_json, read_json, read_yaml
 from .data import check_sources
-from .study import StudyError, StudyLoader, cell_status, check_keys, check_folder_name, check_study
+from .study import StudyError, cell_status, check_keys, check_folder_name, check_study
 from .metrics import WORTSMAN_LRS
 
 
@@ -230,9 +230,10 @@ def check_ladder(spec: dict, # the parsed ladder file
 def load_ladder(path, check_data: bool = True) -> Ladder:
     "A validated `Ladder` from a YAML file (`check_data` False: its data files need not exist here)."
     p = Path(path).expanduser()
+    if p.is_dir(): raise LadderError(f"ladder file {str(path)!r} is a folder, not a ladder file")
     if not p.is_file(): raise LadderError(f"ladder file {str(path)!r} does not exist")
-    try: spec = yaml.load(p.read_text(), Loader=StudyLoader)
-    except yaml.YAMLError as e: raise LadderError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+    try: spec = read_yaml(p)  # not text, not valid YAML, a key given twice: one line naming the file
+    except FileError as e: raise LadderError(str(e)) from None
     if not isinstance(spec, dict): raise LadderError(f"{path}: a ladder file must be a mapping with keys such as name, arms, scales")
     try: return check_ladder(spec, name=p.stem, source=str(p), check_data=check_data)
     except ConfigError as e: raise type(e)(f"{path}: {e}") from None

@@ -10,8 +10,7 @@ import json, math
 from pathlib import Path
 import numpy as np
 import pandas as pd
-import yaml
-from .files import COMPLETE, FileError, read_text, read_jsonl, need
+from .files import COMPLETE, FileError, read_jsonl, read_yaml, need
 from .metrics import OFF, optimal_lr, fmt_num
 from .verdicts import CRITERIA, USEFUL, failure_lr
 
@@ -32,7 +31,7 @@ def check_question(path, q: dict) -> dict:
 # %% ../nbs/06g_mechanism.ipynb #97ddeb40
 def load_mechanism_rule(path) -> dict:
     "The checked rule of a mechanism study (`studies/rules/mechanism.yaml`)."
-    r = yaml.safe_load(read_text(path))  # a missing file, a folder or bytes that are not text: a FileError naming it
+    r = read_yaml(path)  # a missing file, a folder, bytes that are not text, a key given twice: a FileError naming it
     if not isinstance(r, dict): raise FileError(path, 'is not a mapping of rule keys')
     for k in ('study', 'reference'): need(path, r, k, 'str')
     need(path, r, 'criterion', tuple(CRITERIA))

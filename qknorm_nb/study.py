@@ -9,20 +9,19 @@ from __future__ import annotations
 import difflib, itertools, json, math, os, re, time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-import yaml
 import qknorm_nb
 from .arms import VARIANTS, arm_name
 from .config import (RunConfig, ConfigError, PRESETS, FIELD_TYPES, make_config, default_values, is_int, is_num,
                               TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
-from .data import check_sources, check_texts  # whether a cell's text is here, and usable: the data's checks (01a_data)
+from .data import check_sources  # whether a cell's text is here (01a_data)
+from .texts import check_texts  # and usable (01c_texts)
 from .files import SETTINGS  # the run settings every cell has, declared once (00_files)
 
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_CHOICES', 'StudyError', 'SweepError',
            'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names', 'logspace', 'fmt_sci',
-           'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'DuplicateKey',
-           'StudyLoader', 'read_yaml', 'load_study', 'read_summary', 'cell_status', 'refined_settings', 'add_missing',
-           'with_refined', 'check_cell_folders']
+           'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'load_study',
+           'read_summary', 'cell_status', 'refined_settings', 'add_missing', 'with_refined', 'check_cell_folders']
 
 # %% ../nbs/07_study.ipynb #cc79b547
 class StudyError(ConfigError):
@@ -299,33 +298,9 @@ def check_study(spec: dict, # the parsed study file or preset
     return st
 
 # %% ../nbs/07_study.ipynb #2bb5f544
-from .files import FileError, read_text  # the one reader (00_files)
-
-class DuplicateKey(yaml.YAMLError):
-    "A mapping in a YAML file gives the same key twice (YAML itself would keep the last one, silently)."
-    def __init__(self, key, lines): self.key, self.lines = key, lines; super().__init__(f"key {key!r} given twice (lines {lines[0]} and {lines[1]})")
-
-class StudyLoader(yaml.SafeLoader):
-    "SafeLoader that also reads `1e-3` as a float and refuses a key given twice in one mapping."
-    def construct_mapping(self, node, deep=False):
-        seen = {}
-        for k, _ in node.value:
-            if isinstance(k, yaml.ScalarNode) and k.tag != 'tag:yaml.org,2002:merge':
-                if k.value in seen: raise DuplicateKey(k.value, (seen[k.value], k.start_mark.line + 1))
-                seen[k.value] = k.start_mark.line + 1
-        return super().construct_mapping(node, deep)
-StudyLoader.add_implicit_resolver('tag:yaml.org,2002:float', re.compile(r'^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$'),
-                                  list('-+0123456789'))
+from .files import FileError, read_yaml  # the one reader of text, JSON and YAML (00_files)
 
 # %% ../nbs/07_study.ipynb #bbcf157f
-def read_yaml(path):
-    "The content of the YAML file `path` (read with `StudyLoader`); a `FileError` naming the file when it is missing, a folder, not UTF-8, not valid YAML or gives a key twice."
-    text = read_text(path)
-    try: return yaml.load(text, Loader=StudyLoader)
-    except DuplicateKey as e:
-        raise FileError(path, f"is given twice in one mapping (lines {e.lines[0]} and {e.lines[1]}): YAML would keep only the second, silently; keep one", e.key) from None
-    except yaml.YAMLError as e: raise FileError(path, f"is not valid YAML: {' '.join(str(e).split())}") from None  # one line
-
 def _load_file(p: Path, shown: str, source: str) -> Study:
     if not p.exists(): raise StudyError(f"study file {shown!r} does not exist")
     try: spec = read_yaml(p)

@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
-from .config import RUNTIME_FIELDS, CORPORA, LOGGERS, is_int, is_num
+from .config import RUNTIME_FIELDS, CORPORA, LOGGERS, is_int, is_num, device_problem
 from .files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now
 from .metrics import add_entropies
 from .probes import MEASURE_NAMES
@@ -267,7 +267,9 @@ def _run_slurm(tasks, st: Study, study_dir: Path, wait, poll, on_done):
                   slurm_setup=s['setup'])
     ex.update_parameters(**{k: v for k, v in params.items() if v is not None})
     from qknorm_nb.sweep import CellJob  # the installed module's class, so the job pickles as an import (also from a notebook)
-    jobs = ex.map_array(CellJob(), tasks)
+    try: jobs = ex.map_array(CellJob(), tasks)
+    except Exception as e:  # sbatch refused (no controller, a bad partition or account): one line, the cells stay pending
+        raise SweepError(f"Slurm did not take the job array: {_short_error(e, 300)}") from None
     cells = [task_cells(t) for t in tasks]  # each job's cells
     print(f"submitted {sum(map(len, cells))} cells in {len(jobs)} tasks as job array {jobs[0].job_id.split('_')[0]}; "
           f"logs in {study_dir/'.submitit'}", file=sys.stderr)
@@ -346,6 +348,8 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     for lt in sorted({log_to} if log_to else {c.config.log_to for c in st.cells}):  # its library: asked now, not by every cell
         try: check_tracker(lt)
         except ImportError as e: raise SweepError(str(e)) from None
+    for dev in sorted({c.config.device for c in st.cells}) if kind == 'local' else []:  # a GPU no cell could use: said now, not per cell
+        if (why := device_problem(dev)): raise SweepError(why)
     if kind == 'slurm' and st.slurm['cluster'] is None and not shutil.which('sbatch'):
         raise SweepError("executor 'slurm' needs Slurm (sbatch is not on PATH); to try it on this machine set slurm: {cluster: local}")
     nb = find_notebook(notebook, '10_train.ipynb')
