@@ -177,7 +177,7 @@ def _check_tokens(tokens, preset, fixed: dict, full: int):
     allowed = f"give between one step's {step:,} tokens (batch_size x block_size) and the predicted run's {full:,}"
     if not (is_num(tokens) and math.isfinite(tokens)): _fail(f"tokens={tokens!r} must be a finite number of tokens: {allowed}")
     if tokens < step: _fail(f"tokens={tokens:.3g} is less than one step of the check's runs: {allowed}")
-    if tokens > full: _fail(f"tokens={tokens:.3g} is more than the predicted run's {full:.4g} tokens: a check runs the predicted run or a shorter one; {allowed}")
+    if tokens > full: _fail(f"tokens={tokens:,.6g} is more than the predicted run's {full:,} tokens: a check runs the predicted run or a shorter one; {allowed}")
 
 
 # %% ../nbs/07f_check.ipynb #22ca5c9b

@@ -95,6 +95,9 @@ def report(study_dir, # a study folder, runs/<study>, or a ladder folder, runs/<
     except pm.PapermillExecutionError as e: raise ReportError(f"the analysis notebook failed: {e.ename}: {e.evalue} (see {out})") from None
     for w in notebook_warnings(out): warnings.warn(f"{study_dir.name}: {w}", ReportWarning)
     if (mixed := mixed_code(study_dir)): warnings.warn(f"{study_dir.name}: {mixed}", ReportWarning)  # the page says it in words
+    if 'ladder_file' not in params:  # a study: the folders its page left out are named where the command was typed, too
+        from qknorm_nb.sweep import collect_results
+        for p, why in (collect_results(study_dir).attrs.get('left_out') or {}).items(): warnings.warn(f"{study_dir.name}: left out {p}: {why}", ReportWarning)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True, embed_images=True)
     html, _ = exporter.from_filename(str(out))
     p = study_dir/'report.html'

@@ -212,13 +212,15 @@ def _write_ladder_json(ld: Ladder, runs_dir, grids: dict):
 # %% ../nbs/07h_rungs.ipynb #d2d3cc92
 def _climb(ld: Ladder, axis: str, runs_dir, only, sweep_kw: dict) -> dict:
     "Run the rungs of `axis` in order (those in `only`, when given) until one does not complete or cannot run; each rung's state."
-    from qknorm_nb.sweep import run_study
+    from qknorm_nb.sweep import run_study, preflight
+    from qknorm_nb.study import load_study
     states = {}
     for r in ld.rungs(axis):
         if only is not None and r.id not in only: states[r.id] = 'skipped'; continue
         if r.source is not None: states[r.id] = f'from {r.source}: {len(source_table(ld, r, runs_dir))} cells'; continue
         if (why := _stopped(ld, r, runs_dir)): states[r.id] = why; break
         lrs = rung_lrs(ld, r, runs_dir)
+        preflight(load_study(rung_spec(ld, r, lrs)), *(sweep_kw.get(k) for k in ('executor', 'log_to', 'notebook')))  # before the record
         _write_ladder_json(ld, runs_dir, {r.id: lrs})
         run_study(rung_spec(ld, r, lrs), runs_dir=ladder_dir(ld, runs_dir), **sweep_kw)
         states[r.id] = 'complete' if rung_complete(ld, r, runs_dir) else 'incomplete'

@@ -26,7 +26,7 @@ from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, cl
 # %% auto #0
 __all__ = ['CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'study_tasks', 'task_cells', 'run_task',
            'collect_results', 'write_results', 'visible_gpus', 'SweepResult', 'check_writable', 'CellJob',
-           'sweep_slots', 'refine_round', 'data_files', 'run_study']
+           'sweep_slots', 'refine_round', 'preflight', 'data_files', 'run_study']
 
 # %% ../nbs/07c_sweep.ipynb #20d9eccf
 def _short_error(e: BaseException, limit=1000) -> str:
@@ -317,6 +317,21 @@ def refine_round(st: Study, # the study; its cells so far are all complete
     plan = plan_round(df[df['cell'].isin(have)], st.refine, r)
     return add_cells(st, plan.cells), plan.reason
 
+# %% ../nbs/07c_sweep.ipynb #f1e2d3c4
+def preflight(st: Study, executor: str|None = None, log_to: str|None = None, notebook=None) -> tuple[str, Path]:
+    "(executor kind, training notebook) once every check that needs no folder passed: executor, tracker library, devices, sbatch, notebook."
+    kind = executor or st.executor['kind']
+    if kind not in EXECUTORS: raise SweepError(f"executor={kind!r} is not one of {', '.join(map(repr, EXECUTORS))}")
+    if log_to is not None and log_to not in LOGGERS: raise SweepError(f"log_to={log_to!r} is not one of {', '.join(map(repr, LOGGERS))}")
+    for lt in sorted({log_to} if log_to else {c.config.log_to for c in st.cells}):  # its library: asked now, not by every cell
+        try: check_tracker(lt)
+        except ImportError as e: raise SweepError(str(e)) from None
+    for dev in sorted({c.config.device for c in st.cells}) if kind == 'local' else []:  # a GPU no cell could use: said now, not per cell
+        if (why := device_problem(dev)): raise SweepError(why)
+    if kind == 'slurm' and st.slurm['cluster'] is None and not shutil.which('sbatch'):
+        raise SweepError("executor 'slurm' needs Slurm (sbatch is not on PATH); to try it on this machine set slurm: {cluster: local}")
+    return kind, find_notebook(notebook, '10_train.ipynb')
+
 # %% ../nbs/07c_sweep.ipynb #8174485b
 def data_files(st: Study) -> list[str]:
     "The files a study's runs read: its `data_files`, and every cell's dataset and val_dataset that is a file (not a corpus name)."
@@ -342,17 +357,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
              ) -> SweepResult:
     "Run (or resume) every incomplete cell of a study and rebuild its results.csv."
     st = load_study(study)
-    kind = executor or st.executor['kind']
-    if kind not in EXECUTORS: raise SweepError(f"executor={kind!r} is not one of {', '.join(map(repr, EXECUTORS))}")
-    if log_to is not None and log_to not in LOGGERS: raise SweepError(f"log_to={log_to!r} is not one of {', '.join(map(repr, LOGGERS))}")
-    for lt in sorted({log_to} if log_to else {c.config.log_to for c in st.cells}):  # its library: asked now, not by every cell
-        try: check_tracker(lt)
-        except ImportError as e: raise SweepError(str(e)) from None
-    for dev in sorted({c.config.device for c in st.cells}) if kind == 'local' else []:  # a GPU no cell could use: said now, not per cell
-        if (why := device_problem(dev)): raise SweepError(why)
-    if kind == 'slurm' and st.slurm['cluster'] is None and not shutil.which('sbatch'):
-        raise SweepError("executor 'slurm' needs Slurm (sbatch is not on PATH); to try it on this machine set slurm: {cluster: local}")
-    nb = find_notebook(notebook, '10_train.ipynb')
+    kind, nb = preflight(st, executor, log_to, notebook)
     study_dir = Path(runs_dir).expanduser().resolve()/st.name
     hashes = {p: sha256(p) for p in data_files(st)}  # a data file changed since the study started is refused, not re-tokenised
     _check_folder(study_dir, st, hashes, repair)
