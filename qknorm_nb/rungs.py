@@ -220,9 +220,10 @@ def _climb(ld: Ladder, axis: str, runs_dir, only, sweep_kw: dict) -> dict:
         if r.source is not None: states[r.id] = f'from {r.source}: {len(source_table(ld, r, runs_dir))} cells'; continue
         if (why := _stopped(ld, r, runs_dir)): states[r.id] = why; break
         lrs = rung_lrs(ld, r, runs_dir)
-        preflight(load_study(rung_spec(ld, r, lrs)), *(sweep_kw.get(k) for k in ('executor', 'log_to', 'notebook')))  # before the record
+        st = load_study(rung_spec(ld, r, lrs))  # checked once, then swept
+        preflight(st, *(sweep_kw.get(k) for k in ('executor', 'log_to', 'notebook')))  # before the record
         _write_ladder_json(ld, runs_dir, {r.id: lrs})
-        run_study(rung_spec(ld, r, lrs), runs_dir=ladder_dir(ld, runs_dir), **sweep_kw)
+        run_study(st, runs_dir=ladder_dir(ld, runs_dir), **sweep_kw)
         states[r.id] = 'complete' if rung_complete(ld, r, runs_dir) else 'incomplete'
         if states[r.id] != 'complete': break  # the rungs above need this one's cells: the axis stops here
     return states
