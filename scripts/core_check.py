@@ -51,9 +51,12 @@ SETUPS = {  # per corpus: the runs folder, the (ladder file, rung) of base, star
                                            max_iters=6100, warmup_iters=305, eval_every=250, probe_every=250, ckpt_every=500,
                                            log_every=50))),
         full=('prediction-core-tinystories.json', dict(name='core-tinystories', preset='core', fixed=dict(dataset='tinystories'))),
-        # the issue's "both arms at the same LRs, >= 2 seeds"; at ~50 min a cell, all three measures' LRs (48 cells from the
-        # s2000 rung's numbers, --show) are ~5 times its 8 CPU-hour budget: `check` is set from --show before the prediction is committed
-        check=CHECK, seeds=(0, 1), own_lrs=False),
+        # the issue's "both arms at the same LRs, >= 2 seeds". Set from --show on the complete s6100 rung, before the prediction
+        # was committed: all three measures' LRs are 10 LRs x 2 arms x 2 seeds = 40 cells, ~30 CPU-h at ~55 min a cell that
+        # does not diverge early, four times the issue's 8 CPU-hours. The necessity threshold is the question the package
+        # answers, so the check brackets it alone: its predicted LR and one half decade either side (0.01, 0.0316, 0.1),
+        # both arms, 2 seeds: 12 cells, ~11 CPU-h. The edges are predicted (in the file) but not checked.
+        check=('necessity',), seeds=(0, 1), own_lrs=False),
 }
 
 def tracked(p: Path) -> bool:
