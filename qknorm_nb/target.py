@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 # %% auto #0
-__all__ = ['WORTSMAN', 'ASSUMPTIONS', 'SIZES', 'CONDITIONAL', 'Assumption', 'assumptions', 'sizes', 'extrapolation',
-           'reach_words', 'why_words']
+__all__ = ['WORTSMAN', 'ASSUMPTIONS', 'SAME_CORPUS', 'SIZES', 'CONDITIONAL', 'Assumption', 'assumptions', 'sizes',
+           'extrapolation', 'reach_words', 'why_words']
 
 # %% ../nbs/06h_target.ipynb #5478eb8e
 @dataclass(frozen=True)
@@ -46,14 +46,23 @@ ASSUMPTIONS = {
     'dataset': Assumption("the corpus: a grammar whose long-range structure a small model learns is not natural text",
                           'on the builtin grammar the edges lay lower at 6,100 steps than on TinyStories',
                           'the natural-text page'),
+    'val_dataset': Assumption("the validation text: the corpus's own validation split instead of a sample of it; it moves "
+                              'the losses (and so the usefulness bar with them), not the runs'),
+    'token_budget': Assumption('the run length set in tokens (the steps follow from it): its reach is counted above'),
 }
+# The same corpus on both sides (a sample file of TinyStories against the dataset itself) is not a change of corpus
+SAME_CORPUS = Assumption('the same corpus, another slice of it: the basis read a few MB of TinyStories, about twice over at '
+                         '6,100 steps; the full run reads 100M tokens of the whole corpus, about once, so it repeats less text')
 
 # %% ../nbs/06h_target.ipynb #5dc63f18
+def _assumption(field: str, v: list) -> Assumption:
+    if field == 'dataset' and all('tinystories' in str(x).lower() for x in v): return SAME_CORPUS  # a sample file and the dataset
+    return ASSUMPTIONS.get(field, Assumption('a setting the basis held fixed'))
+
 def assumptions(diff: dict,  # {field: [basis value, target value]} (a prediction's `differs_from_rungs`)
                ) -> pd.DataFrame:
     "One row per field in which the target differs from its basis: both values, why it can matter, the expected direction and its source."
-    rows = [dict(field=k, basis=v[0], target=v[1], **vars(ASSUMPTIONS.get(k, Assumption('a setting the basis held fixed'))))
-            for k, v in diff.items()]
+    rows = [dict(field=k, basis=v[0], target=v[1], **vars(_assumption(k, v))) for k, v in diff.items()]
     return pd.DataFrame(rows, columns=['field', 'basis', 'target', 'why', 'direction', 'source'])
 
 # %% ../nbs/06h_target.ipynb #157d7a39
