@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/kernels.html.md"""
 
 # %% ../nbs/07b_kernels.ipynb #ee27b69b
 from __future__ import annotations
-import json, os, signal, socket, threading
+import json, os, queue, signal, socket, threading, time
 from pathlib import Path
 from .config import RunConfig
 from .files import now
@@ -90,6 +90,19 @@ del _gc, _os, _sys, _fd
 
 def _kernel_key(env, cwd): return json.dumps({**os.environ, **(env or {})}, sort_keys=True), str(cwd or os.getcwd())
 
+# %% ../nbs/07b_kernels.ipynb #5c0f3a9e
+def _wait_ready(kc, alive, timeout: float = 60):
+    "Wait until the kernel behind client `kc` answers a `kernel_info` request; `alive()` says whether its process still runs."
+    end = time.monotonic() + timeout
+    while True:
+        kc.kernel_info()
+        try:
+            while kc.get_shell_msg(timeout=1)['msg_type'] != 'kernel_info_reply': pass
+            return
+        except queue.Empty:
+            if not alive(): raise RuntimeError("the kernel died before answering kernel_info")
+            if time.monotonic() > end: raise RuntimeError(f"the kernel did not answer kernel_info in {timeout} s")
+
 # %% ../nbs/07b_kernels.ipynb #ea2bd31c
 class WarmKernel:
     "A kernel that one worker keeps for its next notebook, so that kernel start, imports and first-call costs are paid once."
@@ -113,7 +126,7 @@ class WarmKernel:
         kc.load_connection_info(self.km.get_connection_info())
         kc.start_channels()
         try:
-            kc.wait_for_ready(timeout=60)
+            _wait_ready(kc, self.alive, timeout=60)
             msg_id = kc.execute(_RESET.format(cwd=self.cwd, log=str(Path(log).resolve())), store_history=False, allow_stdin=False)
             while (reply := kc.get_shell_msg(timeout=60))['parent_header'].get('msg_id') != msg_id: pass
             if reply['content']['status'] != 'ok':
