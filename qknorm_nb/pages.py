@@ -11,16 +11,17 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from IPython.display import Markdown, display
 from .arms import VARIANTS, QK_NORMS
-from .files import load_json, read_jsonl, ENDED, CURVE
+from .files import load_json, read_json, read_jsonl, sha256, ENDED, CURVE
 from .config import RUNTIME_FIELDS
 from .metrics import OFF, fmt_num, tidy_runs, curve_key, design_axes
 from .verdicts import USEFUL, NOT_USEFUL_WORDS, MARGIN, plateau_lrs, necessity_bracket
 from .scaling import SCALE_QUANTITIES, COMPARISONS, COLS, Q_WORDS, arms_of
-from .plots import load_metrics
-from .study import read_summary
+from .plots import load_metrics, arm_label
+from .study import read_summary, cell_status
 from .refine import brackets
 from .ladder import ladder_dir, rung_table, rung_complete
-from .check import when
+from .check import when, check_name, score_measures
+from .sweep import collect_results
 
 # %% auto #0
 __all__ = ['PAGE_QUANTITIES', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms', 'arm_key',
@@ -28,7 +29,8 @@ __all__ = ['PAGE_QUANTITIES', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'i
            'draw_point', 'band', 'facet_views', 'refine_cost', 'fit_words', 'failure_kind', 'last_probe',
            'first_signal', 'study_data', 'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of',
            'trend_words', 'step_trend_words', 'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow',
-           'target_differs', 'weak_links', 'predicted', 'interval_width', 'margin_words', 'necessity_words']
+           'target_differs', 'weak_links', 'predicted', 'interval_width', 'point_inside', 'check_state',
+           'check_order_words', 'check_scores', 'margin_words', 'necessity_words']
 
 # %% ../nbs/15_pages.ipynb #7797b76f
 def md(s: str):
@@ -342,6 +344,49 @@ def interval_width(q: str, p: dict|None) -> float|None:
     "The width of a predicted interval: hi − lo for the gap at the optimum (nats), decades (log10 hi/lo) for an LR; None when not predicted or lo ≤ 0."
     if p is None or p.get('value') is None: return None
     return (p['hi'] - p['lo']) if q == 'opt_gap' else math.log10(p['hi'] / p['lo']) if p['lo'] and p['lo'] > 0 else None
+
+# %% ../nbs/15_pages.ipynb #ck0a1b2d
+def point_inside(obs, lo, hi) -> str:
+    "The methods page's rule for one predicted measure: the observed point 'inside' or 'outside' the predicted [lo, hi]; 'not predicted' without an interval, 'not scored' when the check resolved no point."
+    if lo is None or hi is None or lo != lo or hi != hi: return 'not predicted'
+    if obs is None or obs != obs: return 'not scored'
+    return 'inside' if lo <= obs <= hi else 'outside'
+
+def check_state(pred_p, home) -> dict:
+    "A prediction file `pred_p` and its check under `home`: the prediction, folder, cells declared and ended, their CPU-hours and machines, the commit times and whether the prediction came first."
+    pred = read_json(pred_p); ck = pred['check']
+    cdir = Path(home)/check_name(pred, sha256(pred_p))
+    cells = list((load_json(cdir/'study.json') or {}).get('cells') or {})
+    ended = [c for c in cells if cell_status(cdir/c) in ENDED]
+    sums = [load_json(cdir/c/'summary.json') or {} for c in ended]
+    t_pred = first_commit(pred_p)
+    t_cell = first_commit(cdir, '*/summary.json') if cdir.exists() else None
+    t_file = first_file(cdir, 'config.json') if cdir.exists() and t_cell is None else None  # a check running here, not committed yet
+    first = t_cell or t_file
+    return dict(pred=pred, dir=cdir, ended=ended, t_pred=t_pred, t_cell=t_cell, t_file=t_file,
+                declared=len(cells) or sum(len(v) for v in ck['lrs'].values()) * len(ck['seeds']),  # from the prediction before the check starts
+                order='not started' if first is None else 'yes' if t_pred is not None and t_pred <= first else 'NO',
+                cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600,
+                machines=sorted({s.get('cpu') or 'machine not recorded' for s in sums}))
+
+def check_order_words(st: dict) -> str:
+    "When the prediction (`check_state`) was made and committed, and when the check's first cell was: whether it came first, in a sentence."
+    when_cell = (f"committed {st['t_cell'].isoformat()}" if st['t_cell'] else
+                 f"written here {st['t_file'].isoformat()} (not committed yet)" if st['t_file'] else 'not started')
+    return (f"**Predicted** {st['pred']['made_at']}, committed {st['t_pred'].isoformat() if st['t_pred'] else '(not committed)'}; "
+            f"the check's first cell {when_cell}: made before the check ran: **{st['order']}**.")
+
+def check_scores(st: dict) -> tuple[str, pd.DataFrame|None]:
+    "How many of the check's cells (`check_state`) ended, in a sentence, and their scores per measure and arm, both ways (None before any has ended)."
+    n, d = len(st['ended']), st['declared']
+    if not n: return f"**No check cell has ended yet** ({d} declared): the prediction is untested.", None
+    sm = score_measures(st['pred'], collect_results(st['dir']))
+    words = (f"**{'Scored' if n == d else 'Provisional'}: {n} of {d} check cells ended** ({st['cpu_h']:.1f} CPU-hours; "
+             f"{', '.join(st['machines'])})" + ('' if n == d else '; the verdicts can still change as the others end') + '.')
+    return words, pd.DataFrame([{'measure': Q_WORDS[x.quantity], 'arm': arm_label(x.qk_norm), 'predicted [95%]': iv(x.pred_value, x.pred_lo, x.pred_hi),
+                                 'observed on the check': iv(x.obs, x.obs_lo, x.obs_hi),
+                                 'point inside (methods rule)': point_inside(x.obs, x.pred_lo, x.pred_hi),
+                                 'bracket overlap': x.verdict, 'what it tells': x.tells} for x in sm.itertuples()]).set_index(['measure', 'arm'])
 
 # %% ../nbs/15_pages.ipynb #ebc4f153
 def margin_words(m: pd.DataFrame, on: str, steps: int) -> str:
