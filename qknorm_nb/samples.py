@@ -1,4 +1,4 @@
-"""What the two text files the TinyStories studies read are, exactly, and the command that makes them from the Hugging Face dataset and checks them.
+"""What the three text files the TinyStories studies read are, exactly, and the command that makes them from the Hugging Face dataset and checks them.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/samples.html.md"""
 
@@ -12,7 +12,7 @@ from .data import DataError, EOT_MARKER, reachable
 from .files import atomic_write, sha256
 
 # %% auto #0
-__all__ = ['REPO', 'SAMPLES', 'DEFAULT_DIR', 'SEP', 'cut_stories', 'raw_file', 'check_samples', 'make_samples']
+__all__ = ['REPO', 'SAMPLES', 'DEFAULT_DIR', 'SEP', 'corpus_of', 'cut_stories', 'raw_file', 'check_samples', 'make_samples']
 
 # %% ../nbs/01b_samples.ipynb #c9154817
 REPO = 'roneneldan/TinyStories'  # the dataset on the Hugging Face hub
@@ -21,8 +21,15 @@ SAMPLES = {  # file name -> the raw file it is cut from, how many separator line
         sha256='ba02237f5747a07d420cb7329f721fdc51b6f5c35a81788b9c4bb871e15ff30a'),
     'tinystories_valid_sample.txt': dict(raw='TinyStories-valid.txt', split='validation', stories=1000, size=803_711,
         sha256='93872f7af8dab30e533bb03d1fcdf0d53d6fe4038a7c251045d0f765ff9d89e0'),
+    'tinystories_train_6mb.txt': dict(raw='TinyStories-train.txt', split='train', stories=7038, size=5_966_862,  # assembled, not a
+        sha256='41229a8a5ef64d0c2c942eb83f5bcb6d2fc36a6163371a0c6ae6f851a021f158'),                          # prefix: the cut is equivalent
 }
 DEFAULT_DIR = '../shared/data'  # where the study files look for them, relative to the repository root
+
+# %% ../nbs/01b_samples.ipynb #c0rpu502
+def corpus_of(dataset) -> str:
+    "The corpus a run's `dataset` (or `val_dataset`) reads: 'tinystories' for the hub dataset and for any file of `SAMPLES` (cut from it), else the value itself."
+    return 'tinystories' if str(dataset) == 'tinystories' or Path(str(dataset)).name in SAMPLES else str(dataset)
 
 # %% ../nbs/01b_samples.ipynb #fe745517
 SEP = (EOT_MARKER + '\n').encode()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import pandas as pd
+from .samples import corpus_of
 
 # %% auto #0
 __all__ = ['WORTSMAN', 'ASSUMPTIONS', 'SAME_CORPUS', 'SIZES', 'CONDITIONAL', 'Assumption', 'assumptions', 'sizes',
@@ -56,7 +57,7 @@ SAME_CORPUS = Assumption('the same corpus, another slice of it: the basis read a
 
 # %% ../nbs/06h_target.ipynb #5dc63f18
 def _assumption(field: str, v: list) -> Assumption:
-    if field == 'dataset' and all('tinystories' in str(x).lower() for x in v): return SAME_CORPUS  # a sample file and the dataset
+    if field == 'dataset' and corpus_of(v[0]) == corpus_of(v[1]): return SAME_CORPUS  # e.g. a sample file of a corpus and the corpus
     return ASSUMPTIONS.get(field, Assumption('a setting the basis held fixed'))
 
 def assumptions(diff: dict,  # {field: [basis value, target value]} (a prediction's `differs_from_rungs`)
