@@ -22,7 +22,8 @@ Not computed: the logistic fit of P(fail | log10 LR) that the rule shows beside 
 gap verdicts' t intervals; the brackets, thresholds and intervals are.
 
 Only cells listed in a rung's study.json that have a summary.json count (a running rung is read as far as
-it has ended). The last block checks the thresholds the README quotes (half_gap, margin 0.05), read from its text.
+it has ended). The README blocks check what the README quotes, read from its text: the thresholds (half_gap,
+margin 0.05), and, once every cell of the mechanism study has ended, its two answers (brackets, move, verdict).
 """
 import json
 import math
@@ -43,6 +44,7 @@ CRITERIA = ["half_gap", "best_plus_0.5", "bigram", "unigram"]
 PRIMARY = "half_gap"  # analysis.yaml `useful`
 README = ROOT / "README.md"
 README_BULLET = "**Trained longer on TinyStories"  # the README bullet whose thresholds are checked, not used
+README_MECH = "**The mechanism, tested by arms"  # the README bullet whose mechanism edges and verdicts are checked
 
 
 def readme_thresholds(path=README):
@@ -477,6 +479,7 @@ def report_mechanism(folder, h1, h2):
         print("  does not exist yet (no study.json): the two questions of studies/rules/mechanism.yaml are not answered")
         return
     runs, pending, listed = load_study(folder)
+    complete = len(runs) == listed  # the rule reads the study once every cell has ended
     arms = ["none", "layernorm", "layernorm_nogain", "layernorm_zloss"]
     print(f"  {len(runs)}/{listed} cells ended; arms found: {sorted({r.arm for r in runs})}")
     # mechanism.yaml `group`: seeds 0 and 1 only, and the LRs at which every arm ended both seeds
@@ -487,6 +490,7 @@ def report_mechanism(folder, h1, h2):
         print("  no LR has both seeds of every arm ended yet")
         return
     print(f"  group: seeds {MECH_SEEDS}, LRs {[g(lr) for lr in lrs]}")
+    answers = {}
     lstar, barm, blr = best(runs)
     bs = bars(lstar, h1, h2)
     print(f"  l* = {lstar:.4f} ({barm} at {g(blr)}); bars: " + ", ".join(f"{k} {v:.4f}" for k, v in bs.items()))
@@ -501,8 +505,30 @@ def report_mechanism(folder, h1, h2):
                 lo, hi, verdict = edge_move(edges["layernorm"][idx], edges[arm][idx])
                 role = "question" if kind == primary else "other edge, reported"
                 print(f"     {arm} vs layernorm, {kind} edge ({role}): move [{g(lo)}, {g(hi)}] decades: {verdict}")
+                if crit == PRIMARY and kind == primary:
+                    answers[arm] = (edges["layernorm"][idx], edges[arm][idx], lo, hi, verdict)
     print("  measures (seed means):")
     mechanism_table(runs, arms)
+    return answers if complete else None
+
+
+def readme_mechanism(answers, path=README):
+    """Check the README's mechanism bullet: each question's two brackets (LayerNorm's and the arm's) and its move
+    with the verdict word ("[lo, hi] decades: verdict"), under the rule's criterion, must appear in it as written here."""
+    text = path.read_text(encoding="utf-8")
+    i = text.find(README_MECH)
+    if i < 0:
+        print(f"  no README bullet starting {README_MECH!r}" + ("" if answers is None else ": the answers above are not quoted"))
+        return
+    if answers is None:
+        print("  the README quotes the mechanism study, but not every one of its cells has ended: NOT CHECKED")
+        return
+    end = text.find("\n- ", i)
+    bullet = " ".join(text[i:end if end > 0 else len(text)].split())
+    for arm, (ref, mine, lo, hi, verdict) in answers.items():
+        want = [bracket(ref[0], ref[1]), bracket(mine[0], mine[1]), f"[{lo:+.2f}, {hi:+.2f}] decades: {verdict.split(' (')[0]}"]
+        missing = [w for w in want if w not in bullet]
+        print(f"  {arm}: {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
 
 
 # ----------------------------------------------------------------------------------------------- main
@@ -547,7 +573,9 @@ def main():
             mine = results[name][(PRIMARY, MARGIN)][0]["value"]
             print(f"  {name}: predictions/steps-s6100.json records {v!r}; here {mine!r}")
 
-    report_mechanism(mech, h1, h2)
+    answers = report_mechanism(mech, h1, h2)
+    print("\n=== README check: the mechanism study (half_gap)")
+    readme_mechanism(answers)
 
 
 if __name__ == "__main__":
