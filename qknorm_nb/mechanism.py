@@ -116,7 +116,7 @@ def answer_words(row, ref_label: str, arm_label: str) -> str:
     br = lambda lo, hi: f"[{fmt_num(lo, '–')}, {fmt_num(hi, '–')}]"
     iv = f"[{row['move_lo']:+.2f}, {row['move_hi']:+.2f}]".replace('inf', '∞')
     moved = {'supported': f"moved {row['move_way']}", 'not supported': 'did not move by ≥ 0.5 decades',
-             'inconclusive': 'cannot be told from these brackets'}[row['move_verdict']]
+             'inconclusive': 'neither excludes 0 nor lies within ±0.5 decades'}[row['move_verdict']]  # why, in the rule's terms
     return (f"{EDGE_WORDS[row['edge']]}: {ref_label} {br(row['ref_lo'], row['ref_hi'])}, {arm_label} {br(row['lo'], row['hi'])}; "
             f"move {iv} decades: {moved} ({row['move_verdict']})")
 
