@@ -47,15 +47,22 @@ README_BULLET = "**Trained longer on TinyStories"  # the README bullet whose thr
 README_MECH = "**The mechanism, tested by arms"  # the README bullet whose mechanism edges and verdicts are checked
 
 
+def readme_bullet(start, path=README):
+    """The README bullet that starts with `start`, up to the next bullet, on one line; None if there is none."""
+    text = path.read_text(encoding="utf-8")
+    i = text.find(start)
+    if i < 0:
+        return None
+    end = text.find("\n- ", i)
+    return " ".join(text[i:end if end > 0 else len(text)].split())
+
+
 def readme_thresholds(path=README):
     """{rung: (value, lo, hi)} as the README writes them: each "X [A, B] at N" of the bullet that starts
     with README_BULLET ("... at 300 steps, ... at 2,000"); N is the rung's step count."""
-    text = path.read_text(encoding="utf-8")
-    i = text.find(README_BULLET)
-    if i < 0:
+    bullet = readme_bullet(README_BULLET, path)
+    if bullet is None:
         return {}
-    end = text.find("\n- ", i)
-    bullet = text[i:end if end > 0 else len(text)]
     found = re.findall(r"(\d[\d.]*)\s+\[(\d[\d.]*),\s+(\d[\d.]*)\]\s+at\s+(\d[\d,]*)", bullet)
     return {f"steps-s{n.replace(',', '')}": (v, lo, hi) for v, lo, hi, n in found}
 
@@ -515,16 +522,13 @@ def report_mechanism(folder, h1, h2):
 def readme_mechanism(answers, path=README):
     """Check the README's mechanism bullet: each question's two brackets (LayerNorm's and the arm's) and its move
     with the verdict word ("[lo, hi] decades: verdict"), under the rule's criterion, must appear in it as written here."""
-    text = path.read_text(encoding="utf-8")
-    i = text.find(README_MECH)
-    if i < 0:
+    bullet = readme_bullet(README_MECH, path)
+    if bullet is None:
         print(f"  no README bullet starting {README_MECH!r}" + ("" if answers is None else ": the answers above are not quoted"))
         return
     if answers is None:
         print("  the README quotes the mechanism study, but not every one of its cells has ended: NOT CHECKED")
         return
-    end = text.find("\n- ", i)
-    bullet = " ".join(text[i:end if end > 0 else len(text)].split())
     for arm, (ref, mine, lo, hi, verdict) in answers.items():
         want = [bracket(ref[0], ref[1]), bracket(mine[0], mine[1]), f"[{lo:+.2f}, {hi:+.2f}] decades: {verdict.split(' (')[0]}"]
         missing = [w for w in want if w not in bullet]
