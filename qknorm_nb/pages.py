@@ -365,7 +365,7 @@ def check_state(pred_p, home) -> dict:
     first = t_cell or t_file
     return dict(pred=pred, dir=cdir, ended=ended, t_pred=t_pred, t_cell=t_cell, t_file=t_file,
                 declared=len(cells) or sum(len(v) for v in ck['lrs'].values()) * len(ck['seeds']),  # from the prediction before the check starts
-                order='not started' if first is None else 'yes' if t_pred is not None and t_pred <= first else 'NO',
+                order='not started' if first is None else 'yes' if made_before([(t_pred, first)]) else 'NO',  # an uncommitted prediction: NO
                 cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600,
                 machines=sorted({s.get('cpu') or 'machine not recorded' for s in sums}))
 
