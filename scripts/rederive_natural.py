@@ -535,6 +535,81 @@ def readme_mechanism(answers, path=README):
         print(f"  {arm}: {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
 
 
+# ---------------------------------------------------------------------------------- core-shape check
+CHECK_PRED = LADDER / "prediction-core-ts-s6100.json"
+README_CHECK = "**The core shape at 6,100 steps"  # the README bullet whose check score is checked
+
+
+def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
+    """The core-shape check (6 layers, d=192, 6,100 steps): its necessity threshold under the rule, read on the
+    check's own cells exactly as a rung's (l* the best of the check), against the committed prediction.
+
+    Two scores: the methods page's (the observed threshold inside the predicted [lo, hi]) and bracket overlap
+    (the observed interval meets the predicted one). Returns a dict once every listed cell has ended, else None.
+    """
+    print("\n=== core-shape check")
+    if not pred_path.exists():
+        print(f"  no prediction ({pred_path.name}): nothing to check")
+        return None
+    pred = json.loads(pred_path.read_text())
+    p = pred["quantities"]["necessity"][ON]
+    print(f"  predicted necessity threshold {g(p['value'])} [{g(p['lo'])}, {g(p['hi'])}] (made {pred['made_at']}); "
+          f"check LRs {pred['check']['lrs']}, seeds {pred['check']['seeds']}")
+    if folder is None:
+        found = sorted(LADDER.glob("core-ts-s6100-check-*"))
+        folder = found[0] if found else None
+    if folder is None or not (folder / "study.json").exists():
+        print("  the check has not started (no folder with a study.json)")
+        return None
+    runs, pending, listed = load_study(folder)
+    print(f"  {folder.name}: {len(runs)}/{listed} cells ended, {sum(r.failed for r in runs)} failed")
+    if pending:
+        print("  not ended yet: " + "; ".join(f"{a} LR {g(lr)} s{s}" for a, lr, s in pending))
+    if not runs or not select(runs, ON) or not select(runs, OFF):
+        print("  both arms need an ended cell before a threshold can be read")
+        return None
+    lstar, barm, blr = best(runs)
+    bar = bars(lstar, h1, h2)[PRIMARY]
+    print(f"  l* = {lstar:.4f} ({barm} at LR {g(blr)}); half-gap bar {bar:.4f}")
+    for lr in lrs_of(runs):
+        ms = [seed_mean(runs, a, lr) for a in (OFF, ON)]
+        ns = [len(select(runs, a, lr)) for a in (OFF, ON)]
+        print(f"    LR {g(lr):<8} off {'-' if ms[0] is None else f'{ms[0]:.4f}'} (n{ns[0]})  "
+              f"LayerNorm {'-' if ms[1] is None else f'{ms[1]:.4f}'} (n{ns[1]})"
+              + (f"  gap {ms[0] - ms[1]:+.4f}" if None not in ms else ""))
+    grp, per_seed, (ilo, ihi), points, skipped, common = necessity(runs, bar, MARGIN)
+    print(f"  threshold (margin {MARGIN}): {describe_threshold(grp)}; interval {bracket(ilo, ihi)}; per seed: "
+          + ", ".join(f"s{s} {g(t['value']) if t['kind'] == 'value' else 'censored ' + t['kind']}" for s, t in per_seed.items()))
+    # the methods page's rule: the observed point inside the predicted interval (no point when censored)
+    inside = None if grp["value"] is None else p["lo"] <= grp["value"] <= p["hi"]
+    # bracket overlap: an open end of the observed interval reaches 0 (below) or infinity (above)
+    olo, ohi = (ilo if ilo is not None else 0.0), (ihi if ihi is not None else math.inf)
+    overlap = olo <= p["hi"] and ohi >= p["lo"]
+    words = {None: "not scored (no point: censored)", True: "inside", False: "outside"}[inside]
+    print(f"  methods rule: {words}; bracket overlap: {'yes' if overlap else 'no'}")
+    if len(runs) < listed:
+        print("  provisional: not every cell has ended")
+        return None
+    return dict(group=grp, lo=ilo, hi=ihi, inside=words, overlap=overlap, pred=p)
+
+
+def readme_check(res, path=README):
+    """Check the README's core-check bullet: the observed threshold and interval (2 s.f.), the predicted interval
+    (2 s.f.) and the methods-rule word must appear in it as derived here."""
+    bullet = readme_bullet(README_CHECK, path)
+    if bullet is None:
+        print(f"  no README bullet starting {README_CHECK!r}" + ("" if res is None else ": the check above is not quoted"))
+        return
+    if res is None:
+        print("  the README quotes the core-shape check, but not every one of its cells has ended: NOT CHECKED")
+        return
+    grp, p = res["group"], res["pred"]
+    obs = (f"{sf2(grp['value'])} " if grp["value"] is not None else "") + bracket(res["lo"], res["hi"], 2)
+    want = [obs, bracket(p["lo"], p["hi"], 2), res["inside"].split(" (")[0]]
+    missing = [w for w in want if w not in bullet]
+    print(f"  {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
+
+
 # ----------------------------------------------------------------------------------------------- main
 def main():
     mech = Path(sys.argv[1]) if len(sys.argv) > 1 else MECH  # another folder, to exercise that code
@@ -580,6 +655,10 @@ def main():
     answers = report_mechanism(mech, h1, h2)
     print("\n=== README check: the mechanism study (half_gap)")
     readme_mechanism(answers)
+
+    res = report_check(h1=h1, h2=h2)
+    print("\n=== README check: the core-shape check (half_gap, margin 0.05)")
+    readme_check(res)
 
 
 if __name__ == "__main__":
