@@ -335,8 +335,9 @@ def score_measures(pred: dict, # the prediction
     "Per (quantity, arm): the predicted interval, the one the check's cells resolve (`rung_measures`), and a verdict in words."
     qs = list(quantities or pred['check'].get('quantities') or ['failure_lr'])
     ok = df[df['status'] != 'failed']
-    ons = [a for a in pred['quantities']['failure_lr'] if a != OFF]
-    m = rung_measures(ok, ons, quantities=qs).set_index('qk_norm') if len(ok) else pd.DataFrame()
+    ons = [a for a in pred['quantities']['failure_lr'] if a != OFF and a in set(ok['qk_norm'])]
+    # every measure compares arms: until the off arm and a QK-norm arm have both ended a cell, nothing is resolved
+    m = rung_measures(ok, ons, quantities=qs).set_index('qk_norm') if ons and (ok['qk_norm'] == OFF).any() else pd.DataFrame()
     rows = []
     for q in qs:
         v, lo, hi, c = COLS[q]
