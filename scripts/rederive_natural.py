@@ -15,6 +15,7 @@ What it reads (nothing is written):
   - runs/length-tinystories/steps-s*/study.json, entropies.json, and per listed cell summary.json
     (the loss, l0, status) and metrics.jsonl (the probes, for the 6,100-step mechanism table);
   - runs/mechanism-tinystories (the same files), if it exists;
+  - runs/length-tinystories/prediction-core-ts-s6100.json and the core-shape check's folder beside it;
   - runs/length-tinystories/predictions/steps-s6100.json, only to compare its recorded thresholds with
     the ones derived here (nothing derived depends on it).
 
@@ -23,7 +24,9 @@ gap verdicts' t intervals; the brackets, thresholds and intervals are.
 
 Only cells listed in a rung's study.json that have a summary.json count (a running rung is read as far as
 it has ended). The README blocks check what the README quotes, read from its text: the thresholds (half_gap,
-margin 0.05), and, once every cell of the mechanism study has ended, its two answers (brackets, move, verdict).
+margin 0.05); once every cell of the mechanism study has ended, its two answers (brackets, move, verdict); every
+number of the headline paragraph ("The answer at the seed's length") and the mechanism bullet, written as the README
+writes it; and, once every cell of the core-shape check has ended, its score against the committed prediction.
 """
 import json
 import math
@@ -535,6 +538,80 @@ def readme_mechanism(answers, path=README):
         print(f"  {arm}: {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
 
 
+# ---------------------------------------------------------------------------------- README headline
+README_HEAD = "**The answer at the seed's length.**"  # the README paragraph whose numbers are checked
+
+
+def readme_paragraph(start, path=README):
+    """The README paragraph that starts with `start`, up to the next blank line, on one line; None if there is none."""
+    text = path.read_text(encoding="utf-8")
+    i = text.find(start)
+    if i < 0:
+        return None
+    end = text.find("\n\n", i)
+    return " ".join(text[i:end if end > 0 else len(text)].split())
+
+
+def sci2(x):
+    """Two significant figures in the README's short scientific form: 58800 -> '5.9e4'."""
+    m, e = f"{x:.1e}".split("e")
+    return f"{m}e{int(e)}"
+
+
+def headline_numbers(results, h1, h2, mech=MECH):
+    """[(what, text)]: each number the README's headline paragraph and mechanism bullet quote, written as they write it,
+    derived here from the 6,100-step rung (three seeds, seed medians of the probe maxima, as the pages show them)
+    and the mechanism study (seeds 0 and 1, seed means)."""
+    runs, _, _ = load_study(LADDER / "steps-s6100")
+    grp, ilo, ihi = results["steps-s6100"][(PRIMARY, MARGIN)]
+    lstar, _, blr = best(runs)
+    out = [("threshold at 6,100 steps", f"{sf2(grp['value'])} {bracket(ilo, ihi, 2)}")]
+    gaps = {lr: seed_mean(runs, OFF, lr) - seed_mean(runs, ON, lr) for lr in lrs_of(runs)}
+    below = {lr: x for lr, x in gaps.items() if lr < grp["value"]}
+    lo_lr = min(below)
+    ahead = min(below, key=below.get)  # where the off arm is furthest ahead
+    out += [("largest |gap| below the threshold, rounded up", f"within {math.ceil(max(map(abs, below.values())) * 100) / 100:g} nats"),
+            ("gap at the lowest LR", f"{below[lo_lr]:.3f} behind at the lowest LR, {g(lo_lr)}"),
+            ("largest lead of the off arm below the threshold", f"{-below[ahead]:.3f} ahead at {g(ahead)}")]
+    above = [gaps[lr] for lr in lrs_of(runs) if 0.1 <= lr <= 0.3]
+    out.append(("gap from LR 0.1 to 0.3", f"gap is {min(above):.1f} to {max(above):.1f} nats (LR 0.1 to 0.3)"))
+    uni = necessity(runs, bars(lstar, h1, h2)["unigram"], MARGIN)
+    out.append(("interval under the unigram bar", f"unigram bar widens its interval to {bracket(uni[2][0], uni[2][1], 2)}"))
+
+    def med(arm, lr, key):
+        return median_or_none([probe_measures(r)[key] for r in select(runs, arm, lr)])
+    out += [("off arm's largest logit at the best LR", f"from {sf2(med(OFF, blr, 'max_logit'))} at the best LR ({g(blr)})"),
+            ("off arm's largest logit at 0.1", f"to {sci2(med(OFF, 0.1, 'max_logit'))} at 0.1"),
+            ("LayerNorm's gains (last probe)", ", ".join(f"{sf2(med(ON, lr, 'last_gain'))} at {g(lr)}" for lr in (0.01, 0.1, 0.548))),
+            ("LayerNorm's largest logit at 0.548", f"logits reach {sci2(med(ON, 0.548, 'max_logit'))} at 0.548")]
+    cfg = json.loads((LADDER / "steps-s6100" / "study.json").read_text())["fixed"]
+    out.append(("the bound of fixed gains", f"{math.sqrt(cfg['n_embd'] / cfg['n_head']):.2f}"))
+    s300 = results["steps-s300"][(PRIMARY, MARGIN)]
+    out += [("300-step threshold", f"{sf2(s300[0]['value'])} {bracket(s300[1], s300[2], 2)} at 300 steps"),
+            ("ratio of the thresholds", f"about {round(grp['value'] / s300[0]['value'])} times higher")]
+    if (mech / "study.json").exists():
+        mruns, _, _ = load_study(mech)
+        mruns = [r for r in mruns if r.seed in MECH_SEEDS]
+
+        def mmean(arm, lr, key):
+            return mean_or_none([probe_measures(r)[key] for r in select(mruns, arm, lr)])
+        nog = [probe_measures(r)["max_logit"] for r in select(mruns, "layernorm_nogain")]
+        out += [("losses at 0.548 (mechanism, seed means)",
+                 f"({seed_mean(mruns, 'layernorm_nogain', 0.548):.2f} nats against LayerNorm's {seed_mean(mruns, ON, 0.548):.2f})"),
+                ("largest logit of the fixed-gain arm", f"the largest observed is {max(x for x in nog if x is not None):.2f}"),
+                ("fixed-gain log Z", f"reaches {g(mmean('layernorm_nogain', 3, 'max_log_z'))} at LR 3 and "
+                                     f"{g(mmean('layernorm_nogain', 10, 'max_log_z'))} at 10"),
+                ("LayerNorm's log Z at 10", f"reaches {g(mmean(ON, 10, 'max_log_z'))} at 10 without failing")]
+    return out
+
+
+def readme_headline(numbers, path=README):
+    """Each headline number must appear, as written here, in the README's headline paragraph or its mechanism bullet."""
+    text = " ".join(x or "" for x in (readme_paragraph(README_HEAD, path), readme_bullet(README_MECH, path)))
+    for what, want in numbers:
+        print(f"  {what}: {want!r}: " + ("reproduced" if want in text else "NOT FOUND in the README as written here"))
+
+
 # ---------------------------------------------------------------------------------- core-shape check
 CHECK_PRED = LADDER / "prediction-core-ts-s6100.json"
 README_CHECK = "**The core shape at 6,100 steps"  # the README bullet whose check score is checked
@@ -655,6 +732,9 @@ def main():
     answers = report_mechanism(mech, h1, h2)
     print("\n=== README check: the mechanism study (half_gap)")
     readme_mechanism(answers)
+
+    print("\n=== README check: the headline paragraph's numbers")
+    readme_headline(headline_numbers(results, h1, h2, mech))
 
     res = report_check(h1=h1, h2=h2)
     print("\n=== README check: the core-shape check (half_gap, margin 0.05)")
