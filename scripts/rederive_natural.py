@@ -50,13 +50,14 @@ README_BULLET = "**Trained longer on TinyStories"  # the README bullet whose thr
 README_MECH = "**The mechanism, tested by arms"  # the README bullet whose mechanism edges and verdicts are checked
 
 
-def readme_bullet(start, path=README):
-    """The README bullet that starts with `start`, up to the next bullet, on one line; None if there is none."""
+def readme_bullet(start, path=README, until="\n- "):
+    """The README text that starts with `start`, up to `until` (the next bullet; "\n\n" for a paragraph), on one
+    line; None if there is none."""
     text = path.read_text(encoding="utf-8")
     i = text.find(start)
     if i < 0:
         return None
-    end = text.find("\n- ", i)
+    end = text.find(until, i)
     return " ".join(text[i:end if end > 0 else len(text)].split())
 
 
@@ -522,15 +523,23 @@ def report_mechanism(folder, h1, h2):
     return answers if complete else None
 
 
+def quoting_bullet(start, complete, what, path=README):
+    """The README bullet starting `start`, to be checked against `what`; None (said why) when there is no such
+    bullet, or when it quotes a study not every cell of which has ended (`complete` False)."""
+    bullet = readme_bullet(start, path)
+    if bullet is None:
+        print(f"  no README bullet starting {start!r}" + (f": {what} is not quoted" if complete else ""))
+    elif not complete:
+        print(f"  the README quotes {what}, but not every one of its cells has ended: NOT CHECKED")
+        return None
+    return bullet
+
+
 def readme_mechanism(answers, path=README):
     """Check the README's mechanism bullet: each question's two brackets (LayerNorm's and the arm's) and its move
     with the verdict word ("[lo, hi] decades: verdict"), under the rule's criterion, must appear in it as written here."""
-    bullet = readme_bullet(README_MECH, path)
+    bullet = quoting_bullet(README_MECH, answers is not None, "the mechanism study", path)
     if bullet is None:
-        print(f"  no README bullet starting {README_MECH!r}" + ("" if answers is None else ": the answers above are not quoted"))
-        return
-    if answers is None:
-        print("  the README quotes the mechanism study, but not every one of its cells has ended: NOT CHECKED")
         return
     for arm, (ref, mine, lo, hi, verdict) in answers.items():
         want = [bracket(ref[0], ref[1]), bracket(mine[0], mine[1]), f"[{lo:+.2f}, {hi:+.2f}] decades: {verdict.split(' (')[0]}"]
@@ -540,16 +549,6 @@ def readme_mechanism(answers, path=README):
 
 # ---------------------------------------------------------------------------------- README headline
 README_HEAD = "**The answer at the seed's length.**"  # the README paragraph whose numbers are checked
-
-
-def readme_paragraph(start, path=README):
-    """The README paragraph that starts with `start`, up to the next blank line, on one line; None if there is none."""
-    text = path.read_text(encoding="utf-8")
-    i = text.find(start)
-    if i < 0:
-        return None
-    end = text.find("\n\n", i)
-    return " ".join(text[i:end if end > 0 else len(text)].split())
 
 
 def sci2(x):
@@ -607,7 +606,7 @@ def headline_numbers(results, h1, h2, mech=MECH):
 
 def readme_headline(numbers, path=README):
     """Each headline number must appear, as written here, in the README's headline paragraph or its mechanism bullet."""
-    text = " ".join(x or "" for x in (readme_paragraph(README_HEAD, path), readme_bullet(README_MECH, path)))
+    text = " ".join(x or "" for x in (readme_bullet(README_HEAD, path, until="\n\n"), readme_bullet(README_MECH, path)))
     for what, want in numbers:
         print(f"  {what}: {want!r}: " + ("reproduced" if want in text else "NOT FOUND in the README as written here"))
 
@@ -673,12 +672,8 @@ def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
 def readme_check(res, path=README):
     """Check the README's core-check bullet: the observed threshold and interval (2 s.f.), the predicted interval
     (2 s.f.) and the methods-rule word must appear in it as derived here."""
-    bullet = readme_bullet(README_CHECK, path)
+    bullet = quoting_bullet(README_CHECK, res is not None, "the core-shape check", path)
     if bullet is None:
-        print(f"  no README bullet starting {README_CHECK!r}" + ("" if res is None else ": the check above is not quoted"))
-        return
-    if res is None:
-        print("  the README quotes the core-shape check, but not every one of its cells has ended: NOT CHECKED")
         return
     grp, p = res["group"], res["pred"]
     obs = (f"{sf2(grp['value'])} " if grp["value"] is not None else "") + bracket(res["lo"], res["hi"], 2)
