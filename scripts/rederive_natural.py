@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LADDER = ROOT / "runs" / "length-tinystories"
 RUNGS = ["steps-s300", "steps-s800", "steps-s2000", "steps-s6100"]
 MECH = ROOT / "runs" / "mechanism-tinystories"
+GAINS = ROOT / "runs" / "mechanism-gains-tinystories"  # the gains refinement, once it has started
 VAL_TEXT = ROOT / ".." / "shared" / "data" / "tinystories_valid_sample.txt"
 OFF, ON = "none", "layernorm"  # the two arms of the length study
 CRITERIA = ["half_gap", "best_plus_0.5", "bigram", "unigram"]
@@ -491,9 +492,11 @@ def report_mechanism(folder, h1, h2):
         return
     runs, pending, listed = load_study(folder)
     complete = len(runs) == listed  # the rule reads the study once every cell has ended
-    arms = ["none", "layernorm", "layernorm_nogain", "layernorm_zloss"]
+    # the arms the study holds (mechanism-gains-tinystories, the refinement, holds only layernorm and layernorm_nogain)
+    arms = [a for a in ("none", "layernorm", "layernorm_nogain", "layernorm_zloss") if select(runs, a) or
+            any(p[0] == a for p in pending)]
     print(f"  {len(runs)}/{listed} cells ended; arms found: {sorted({r.arm for r in runs})}")
-    # mechanism.yaml `group`: seeds 0 and 1 only, and the LRs at which every arm ended both seeds
+    # mechanism.yaml `group` (and mechanism-gains.yaml's): seeds 0 and 1 only, and the LRs at which every arm ended both seeds
     runs = [r for r in runs if r.seed in MECH_SEEDS and r.arm in arms]
     lrs = [lr for lr in lrs_of(runs) if all(select(runs, a, lr, s) for a in arms for s in MECH_SEEDS)]
     runs = [r for r in runs if r.lr in lrs]
@@ -511,7 +514,7 @@ def report_mechanism(folder, h1, h2):
         edges = {a: arm_edges(runs, a, bs[crit]) for a in arms}
         for a in arms:
             print(f"     {a:<17} failure {fmt_edge(edges[a][0])}; not-useful (>= {g(edges[a][2])}) {fmt_edge(edges[a][1])}")
-        for arm, primary in (("layernorm_nogain", "useful"), ("layernorm_zloss", "failure")):
+        for arm, primary in [(a, e) for a, e in (("layernorm_nogain", "useful"), ("layernorm_zloss", "failure")) if a in arms]:
             for kind, idx in (("useful", 1), ("failure", 0)):
                 lo, hi, verdict = edge_move(edges["layernorm"][idx], edges[arm][idx])
                 role = "question" if kind == primary else "other edge, reported"
@@ -727,6 +730,8 @@ def main():
     answers = report_mechanism(mech, h1, h2)
     print("\n=== README check: the mechanism study (half_gap)")
     readme_mechanism(answers)
+    if (GAINS / "study.json").exists():  # the gains question again on a finer grid (studies/rules/mechanism-gains.yaml)
+        report_mechanism(GAINS, h1, h2)
 
     print("\n=== README check: the headline paragraph's numbers")
     readme_headline(headline_numbers(results, h1, h2, mech))
