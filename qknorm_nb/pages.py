@@ -346,11 +346,11 @@ def interval_width(q: str, p: dict|None) -> float|None:
     return (p['hi'] - p['lo']) if q == 'opt_gap' else math.log10(p['hi'] / p['lo']) if p['lo'] and p['lo'] > 0 else None
 
 # %% ../nbs/15_pages.ipynb #ck0a1b2d
-def point_inside(obs, lo, hi) -> str:
-    "The methods page's rule for one predicted measure: the observed point 'inside' or 'outside' the predicted [lo, hi]; 'not predicted' without an interval, 'not scored' when the check resolved no point."
+def point_inside(obs, lo, hi, obs_lo=np.nan, obs_hi=np.nan) -> str:
+    "The methods page's rule for one predicted measure: the observed point 'inside' or 'outside' the predicted [lo, hi]; a censored observation (no point; `obs_lo`/`obs_hi` its open interval, 0 or inf on the open side) 'outside' when wholly beyond it, else 'not scored'; 'not predicted' without an interval."
     if lo is None or hi is None or lo != lo or hi != hi: return 'not predicted'
-    if obs is None or obs != obs: return 'not scored'
-    return 'inside' if lo <= obs <= hi else 'outside'
+    if obs is not None and obs == obs: return 'inside' if lo <= obs <= hi else 'outside'
+    return 'outside' if obs_lo > hi or obs_hi < lo else 'not scored'  # nan compares False: no interval, not scored
 
 def check_state(pred_p, home) -> dict:
     "A prediction file `pred_p` and its check under `home`: the prediction, folder, cells declared and ended, their CPU-hours and machines, the commit times and whether the prediction came first."
@@ -385,7 +385,7 @@ def check_scores(st: dict) -> tuple[str, pd.DataFrame|None]:
              f"{', '.join(st['machines'])})" + ('' if n == d else '; the verdicts can still change as the others end') + '.')
     return words, pd.DataFrame([{'measure': Q_WORDS[x.quantity], 'arm': arm_label(x.qk_norm), 'predicted [95%]': iv(x.pred_value, x.pred_lo, x.pred_hi),
                                  'observed on the check': iv(x.obs, x.obs_lo, x.obs_hi),
-                                 'point inside (methods rule)': point_inside(x.obs, x.pred_lo, x.pred_hi),
+                                 'point inside (methods rule)': point_inside(x.obs, x.pred_lo, x.pred_hi, x.obs_lo, x.obs_hi),
                                  'bracket overlap': x.verdict, 'what it tells': x.tells} for x in sm.itertuples()]).set_index(['measure', 'arm'])
 
 # %% ../nbs/15_pages.ipynb #ebc4f153

@@ -28,6 +28,7 @@ margin 0.05); once every cell of the mechanism study has ended, its two answers 
 number of the headline paragraph ("The answer at the seed's length") and the mechanism bullet, written as the README
 writes it; and, once every cell of the core-shape check has ended, its score against the committed prediction.
 """
+import hashlib
 import json
 import math
 import re
@@ -561,57 +562,68 @@ def sci2(x):
 
 
 def headline_numbers(results, h1, h2, mech=MECH):
-    """[(what, text)]: each number the README's headline paragraph and mechanism bullet quote, written as they write it,
-    derived here from the 6,100-step rung (three seeds, seed medians of the probe maxima, as the pages show them)
-    and the mechanism study (seeds 0 and 1, seed means)."""
+    """[(where, what, text)]: each number the README's headline paragraph (where "head") and its mechanism bullet
+    ("mech") quote, written as they write it. From the 6,100-step rung (three seeds; the probe measures as seed
+    medians, as the pages show them) and the mechanism study (seeds 0 and 1, seed means)."""
     runs, _, _ = load_study(LADDER / "steps-s6100")
     grp, ilo, ihi = results["steps-s6100"][(PRIMARY, MARGIN)]
-    lstar, _, blr = best(runs)
-    out = [("threshold at 6,100 steps", f"{sf2(grp['value'])} {bracket(ilo, ihi, 2)}")]
+    lstar = best(runs)[0]
+    out = [("head", "threshold at 6,100 steps", f"{sf2(grp['value'])} {bracket(ilo, ihi, 2)}")]
+    points = {sf2(results["steps-s6100"][(c, MARGIN)][0]["value"]) for c in CRITERIA}
+    out.append(("head", "the point under every bar of the family", "The threshold's point is the same under every usefulness bar"
+                if points == {sf2(grp["value"])} else f"(differs across the bars: {sorted(points)})"))
     gaps = {lr: seed_mean(runs, OFF, lr) - seed_mean(runs, ON, lr) for lr in lrs_of(runs)}
     below = {lr: x for lr, x in gaps.items() if lr < grp["value"]}
     lo_lr = min(below)
     ahead = min(below, key=below.get)  # where the off arm is furthest ahead
-    out += [("largest |gap| below the threshold, rounded up", f"within {math.ceil(max(map(abs, below.values())) * 100) / 100:g} nats"),
-            ("gap at the lowest LR", f"{below[lo_lr]:.3f} behind at the lowest LR, {g(lo_lr)}"),
-            ("largest lead of the off arm below the threshold", f"{-below[ahead]:.3f} ahead at {g(ahead)}")]
+    out += [("head", "largest |gap| below the threshold, rounded up", f"within {math.ceil(max(map(abs, below.values())) * 100) / 100:g} nats"),
+            ("head", "gap at the lowest LR", f"{below[lo_lr]:.3f} behind at the lowest LR, {g(lo_lr)}"),
+            ("head", "largest lead of the off arm below the threshold", f"{-below[ahead]:.3f} ahead at {g(ahead)}")]
     above = [gaps[lr] for lr in lrs_of(runs) if 0.1 <= lr <= 0.3]
-    out.append(("gap from LR 0.1 to 0.3", f"gap is {min(above):.1f} to {max(above):.1f} nats (LR 0.1 to 0.3)"))
+    out.append(("head", "gap from LR 0.1 to 0.3", f"gap is {min(above):.1f} to {max(above):.1f} nats (LR 0.1 to 0.3)"))
     uni = necessity(runs, bars(lstar, h1, h2)["unigram"], MARGIN)
-    out.append(("interval under the unigram bar", f"unigram bar widens its interval to {bracket(uni[2][0], uni[2][1], 2)}"))
+    out.append(("head", "interval under the unigram bar", f"unigram bar widens its interval to {bracket(uni[2][0], uni[2][1], 2)}"))
 
     def med(arm, lr, key):
         return median_or_none([probe_measures(r)[key] for r in select(runs, arm, lr)])
-    out += [("off arm's largest logit at the best LR", f"from {sf2(med(OFF, blr, 'max_logit'))} at the best LR ({g(blr)})"),
-            ("off arm's largest logit at 0.1", f"to {sci2(med(OFF, 0.1, 'max_logit'))} at 0.1"),
-            ("LayerNorm's gains (last probe)", ", ".join(f"{sf2(med(ON, lr, 'last_gain'))} at {g(lr)}" for lr in (0.01, 0.1, 0.548))),
-            ("LayerNorm's largest logit at 0.548", f"logits reach {sci2(med(ON, 0.548, 'max_logit'))} at 0.548")]
-    cfg = json.loads((LADDER / "steps-s6100" / "study.json").read_text())["fixed"]
-    out.append(("the bound of fixed gains", f"{math.sqrt(cfg['n_embd'] / cfg['n_head']):.2f}"))
+    blr = arm_best_lr(runs, OFF)  # the off arm's own best LR
+    out += [("head", "off arm's largest logit at its best LR", f"from {sf2(med(OFF, blr, 'max_logit'))} at the best LR ({g(blr)})"),
+            ("head", "off arm's largest logit at 0.1", f"to {sci2(med(OFF, 0.1, 'max_logit'))} at 0.1"),
+            ("head", "LayerNorm's gains (last probe)", ", ".join(f"{sf2(med(ON, lr, 'last_gain'))} at {g(lr)}" for lr in (0.01, 0.1, 0.548))),
+            ("head", "LayerNorm's largest logit at 0.548", f"logits reach {sci2(med(ON, 0.548, 'max_logit'))} at 0.548")]
     s300 = results["steps-s300"][(PRIMARY, MARGIN)]
-    out += [("300-step threshold", f"{sf2(s300[0]['value'])} {bracket(s300[1], s300[2], 2)} at 300 steps"),
-            ("ratio of the thresholds", f"about {round(grp['value'] / s300[0]['value'])} times higher")]
+    out += [("head", "300-step threshold", f"{sf2(s300[0]['value'])} {bracket(s300[1], s300[2], 2)} at 300 steps"),
+            ("head", "ratio of the thresholds", f"about {round(grp['value'] / s300[0]['value'])} times higher")]
     if (mech / "study.json").exists():
         mruns, _, _ = load_study(mech)
         mruns = [r for r in mruns if r.seed in MECH_SEEDS]
+        cfg = json.loads((mech / "study.json").read_text())["fixed"]  # the shape the fixed-gain arm ran at
+        bound = f"{math.sqrt(cfg['n_embd'] / cfg['n_head']):.2f}"
 
         def mmean(arm, lr, key):
             return mean_or_none([probe_measures(r)[key] for r in select(mruns, arm, lr)])
+
+        def zmax(arm, lr, failed):  # the largest log Z of a seed that failed (or did not)
+            return max(probe_measures(r)["max_log_z"] for r in select(mruns, arm, lr) if r.failed == failed)
         nog = [probe_measures(r)["max_logit"] for r in select(mruns, "layernorm_nogain")]
-        out += [("losses at 0.548 (mechanism, seed means)",
+        out += [("head", "the bound of fixed gains", f"√head_dim = {bound}"),
+                ("head", "losses at 0.548 (mechanism, seed means)",
                  f"({seed_mean(mruns, 'layernorm_nogain', 0.548):.2f} nats against LayerNorm's {seed_mean(mruns, ON, 0.548):.2f})"),
-                ("largest logit of the fixed-gain arm", f"the largest observed is {max(x for x in nog if x is not None):.2f}"),
-                ("fixed-gain log Z", f"reaches {g(mmean('layernorm_nogain', 3, 'max_log_z'))} at LR 3 and "
-                                     f"{g(mmean('layernorm_nogain', 10, 'max_log_z'))} at 10"),
-                ("LayerNorm's log Z at 10", f"reaches {g(mmean(ON, 10, 'max_log_z'))} at 10 without failing")]
+                ("mech", "the bound of fixed gains", f"√head_dim ({bound};"),
+                ("mech", "largest logit of the fixed-gain arm", f"the largest observed is {max(x for x in nog if x is not None):.2f}"),
+                ("mech", "fixed-gain log Z", f"reaches {g(mmean('layernorm_nogain', 3, 'max_log_z'))} at LR 3 and "
+                                             f"{g(mmean('layernorm_nogain', 10, 'max_log_z'))} at 10"),
+                ("mech", "the failing fixed-gain seed's log Z at 10", f"the seed that fails reaches {g(zmax('layernorm_nogain', 10, True))}"),
+                ("mech", "LayerNorm's largest log Z at 10 (no seed fails)", f"a LayerNorm seed reaches {g(zmax(ON, 10, False))} at 10 without failing")]
     return out
 
 
 def readme_headline(numbers, path=README):
-    """Each headline number must appear, as written here, in the README's headline paragraph or its mechanism bullet."""
-    text = " ".join(x or "" for x in (readme_bullet(README_HEAD, path, until="\n\n"), readme_bullet(README_MECH, path)))
-    for what, want in numbers:
-        print(f"  {what}: {want!r}: " + ("reproduced" if want in text else "NOT FOUND in the README as written here"))
+    """Each number must appear, as written here, in the README text it belongs to: the headline paragraph or the mechanism bullet."""
+    texts = {"head": readme_bullet(README_HEAD, path, until="\n\n") or "", "mech": readme_bullet(README_MECH, path) or ""}
+    for where, what, want in numbers:
+        print(f"  {what}: {want!r}: " + ("reproduced" if want in texts[where] else
+                                        f"NOT FOUND in the README's {'headline' if where == 'head' else 'mechanism bullet'} as written here"))
 
 
 # ---------------------------------------------------------------------------------- core-shape check
@@ -634,10 +646,9 @@ def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
     p = pred["quantities"]["necessity"][ON]
     print(f"  predicted necessity threshold {g(p['value'])} [{g(p['lo'])}, {g(p['hi'])}] (made {pred['made_at']}); "
           f"check LRs {pred['check']['lrs']}, seeds {pred['check']['seeds']}")
-    if folder is None:
-        found = sorted(LADDER.glob("core-ts-s6100-check-*"))
-        folder = found[0] if found else None
-    if folder is None or not (folder / "study.json").exists():
+    if folder is None:  # the check's folder is named from the prediction file's bytes: <target>-check-<sha256[:8]>
+        folder = LADDER / f"{pred['target']['name']}-check-{hashlib.sha256(pred_path.read_bytes()).hexdigest()[:8]}"
+    if not (folder / "study.json").exists():
         print("  the check has not started (no folder with a study.json)")
         return None
     runs, pending, listed = load_study(folder)
@@ -659,28 +670,33 @@ def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
     grp, per_seed, (ilo, ihi), points, skipped, common = necessity(runs, bar, MARGIN)
     print(f"  threshold (margin {MARGIN}): {describe_threshold(grp)}; interval {bracket(ilo, ihi)}; per seed: "
           + ", ".join(f"s{s} {g(t['value']) if t['kind'] == 'value' else 'censored ' + t['kind']}" for s, t in per_seed.items()))
-    # the methods page's rule: the observed point inside the predicted interval (no point when censored)
-    inside = None if grp["value"] is None else p["lo"] <= grp["value"] <= p["hi"]
     # bracket overlap: an open end of the observed interval reaches 0 (below) or infinity (above)
     olo, ohi = (ilo if ilo is not None else 0.0), (ihi if ihi is not None else math.inf)
     overlap = olo <= p["hi"] and ohi >= p["lo"]
-    words = {None: "not scored (no point: censored)", True: "inside", False: "outside"}[inside]
+    # the methods page's rule: "inside" when the observed point lies in the predicted interval, "outside" when it
+    # lies beyond it or the observation is censored wholly beyond it, "not scored" when a censored one overlaps it
+    if grp["value"] is not None:
+        words = "inside" if p["lo"] <= grp["value"] <= p["hi"] else "outside"
+    else:
+        words = "not scored (censored, overlapping the prediction)" if overlap else "outside (censored, wholly beyond)"
     print(f"  methods rule: {words}; bracket overlap: {'yes' if overlap else 'no'}")
     if len(runs) < listed:
         print("  provisional: not every cell has ended")
         return None
-    return dict(group=grp, lo=ilo, hi=ihi, inside=words, overlap=overlap, pred=p)
+    return dict(group=grp, lo=ilo, hi=ihi, point=words.split(" (")[0], overlap=overlap, pred=p)
 
 
 def readme_check(res, path=README):
     """Check the README's core-check bullet: the observed threshold and interval (2 s.f.), the predicted interval
-    (2 s.f.) and the methods-rule word must appear in it as derived here."""
+    (2 s.f.), the methods rule's score written "point inside" / "point outside" / "point not scored", and the
+    overlap written "brackets overlap" / "brackets do not overlap", must appear in it as derived here."""
     bullet = quoting_bullet(README_CHECK, res is not None, "the core-shape check", path)
     if bullet is None:
         return
     grp, p = res["group"], res["pred"]
     obs = (f"{sf2(grp['value'])} " if grp["value"] is not None else "") + bracket(res["lo"], res["hi"], 2)
-    want = [obs, bracket(p["lo"], p["hi"], 2), res["inside"].split(" (")[0]]
+    want = [obs, bracket(p["lo"], p["hi"], 2), f"point {res['point']}",
+            "brackets overlap" if res["overlap"] else "brackets do not overlap"]
     missing = [w for w in want if w not in bullet]
     print(f"  {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
 
@@ -728,10 +744,14 @@ def main():
             print(f"  {name}: predictions/steps-s6100.json records {v!r}; here {mine!r}")
 
     answers = report_mechanism(mech, h1, h2)
+    # The gains question again on a finer grid (studies/rules/mechanism-gains.yaml): once complete, its answer replaces
+    # the mechanism study's for that question, so the README must quote it
+    fine = report_mechanism(GAINS, h1, h2) if (GAINS / "study.json").exists() else None
+    if answers is not None and fine:
+        answers = dict(answers, **fine)
+        print("  (the README check below reads the gains answer of the finer grid)")
     print("\n=== README check: the mechanism study (half_gap)")
     readme_mechanism(answers)
-    if (GAINS / "study.json").exists():  # the gains question again on a finer grid (studies/rules/mechanism-gains.yaml)
-        report_mechanism(GAINS, h1, h2)
 
     print("\n=== README check: the headline paragraph's numbers")
     readme_headline(headline_numbers(results, h1, h2, mech))
