@@ -17,8 +17,8 @@ from .scaling import (COLS, COMPARISONS, FLOORS, LOG_Y, QUANTITIES, Q_WORDS, arm
                                rung_arms, rung_measures, why_censored)
 
 # %% auto #0
-__all__ = ['KIND', 'METHOD', 'TRANSFER_METHOD', 'predict', 'check_lrs', 'prediction_file', 'score', 'compare_measures',
-           'transfer', 'transfer_file']
+__all__ = ['KIND', 'METHOD', 'TRANSFER_METHOD', 'predict', 'check_lrs', 'prediction_file', 'point_inside', 'score',
+           'compare_measures', 'transfer', 'transfer_file']
 
 # %% ../nbs/06f_forecast.ipynb #fcedec33
 def predict(trend: dict,         # `fit_trend` output
@@ -102,14 +102,22 @@ def prediction_file(target: dict,             # the rung or run predicted: name,
     return json_safe(pred)
 
 # %% ../nbs/06f_forecast.ipynb #9df4e317
+def point_inside(obs, lo, hi, obs_lo=np.nan, obs_hi=np.nan) -> str:
+    "The methods page's rule for one predicted measure: the observed point 'inside' or 'outside' the predicted [lo, hi]; a censored observation (no point; `obs_lo`/`obs_hi` its open interval, 0 or inf on the open side) 'outside' when wholly beyond it, else 'not scored'; 'not predicted' without an interval."
+    if lo is None or hi is None or lo != lo or hi != hi: return 'not predicted'
+    if obs is not None and obs == obs: return 'inside' if lo <= obs <= hi else 'outside'
+    return 'outside' if obs_lo > hi or obs_hi < lo else 'not scored'  # nan compares False: no interval, not scored
+
 def _verdict(p, o):
     "The words for one (quantity, arm): `p` the prediction, `o` the observed (value, lo, hi, flag) or None."
     if p['value'] is None: return f"not scored: no prediction ({p.get('note') or 'none made'})"
     if o is None: return "not scored: the observed rung has no such measure for this arm"
     v, lo, hi, c = o
-    if np.isfinite(v): return 'inside' if p['lo'] <= v <= p['hi'] else f"outside: observed {'higher' if v > p['hi'] else 'lower'}"
-    if c == 'above' and lo > p['hi']: return f"outside: observed higher (censored above {fmt_num(lo)})"
-    if c == 'below' and hi < p['lo']: return f"outside: observed lower (censored below {fmt_num(hi)})"
+    open_iv = {'above': (lo, np.inf), 'below': (0.0, hi)}.get(c, (np.nan, np.nan))  # a censored bound: its open interval
+    s = point_inside(v if np.isfinite(v) else None, p['lo'], p['hi'], *open_iv)
+    if s == 'inside': return s
+    if s == 'outside' and np.isfinite(v): return f"outside: observed {'higher' if v > p['hi'] else 'lower'}"
+    if s == 'outside': return f"outside: observed {'higher' if c == 'above' else 'lower'} (censored {c} {fmt_num(lo if c == 'above' else hi)})"
     return f"not scored: observed {c or 'NaN'}" + (f" [{fmt_num(lo)}, {fmt_num(hi)}]" if c else '')
 
 def score(pred: dict,           # a `prediction_file` dict

@@ -22,6 +22,7 @@ from .refine import brackets
 from .ladder import ladder_dir, rung_table, rung_complete
 from .check import when, check_name, score_measures
 from .sweep import collect_results
+from .forecast import point_inside  # the methods page's rule (06f)
 
 # %% auto #0
 __all__ = ['PAGE_QUANTITIES', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms', 'arm_key',
@@ -29,8 +30,8 @@ __all__ = ['PAGE_QUANTITIES', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'i
            'draw_point', 'band', 'facet_views', 'refine_cost', 'fit_words', 'failure_kind', 'last_probe',
            'first_signal', 'study_data', 'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of',
            'trend_words', 'step_trend_words', 'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow',
-           'target_differs', 'weak_links', 'predicted', 'interval_width', 'point_inside', 'check_state',
-           'check_order_words', 'check_scores', 'margin_words', 'necessity_words']
+           'target_differs', 'weak_links', 'predicted', 'interval_width', 'check_state', 'check_order_words',
+           'check_scores', 'margin_words', 'necessity_words']
 
 # %% ../nbs/15_pages.ipynb #7797b76f
 def md(s: str):
@@ -346,12 +347,6 @@ def interval_width(q: str, p: dict|None) -> float|None:
     return (p['hi'] - p['lo']) if q == 'opt_gap' else math.log10(p['hi'] / p['lo']) if p['lo'] and p['lo'] > 0 else None
 
 # %% ../nbs/15_pages.ipynb #ck0a1b2d
-def point_inside(obs, lo, hi, obs_lo=np.nan, obs_hi=np.nan) -> str:
-    "The methods page's rule for one predicted measure: the observed point 'inside' or 'outside' the predicted [lo, hi]; a censored observation (no point; `obs_lo`/`obs_hi` its open interval, 0 or inf on the open side) 'outside' when wholly beyond it, else 'not scored'; 'not predicted' without an interval."
-    if lo is None or hi is None or lo != lo or hi != hi: return 'not predicted'
-    if obs is not None and obs == obs: return 'inside' if lo <= obs <= hi else 'outside'
-    return 'outside' if obs_lo > hi or obs_hi < lo else 'not scored'  # nan compares False: no interval, not scored
-
 def check_state(pred_p, home) -> dict:
     "A prediction file `pred_p` and its check under `home`: the prediction, folder, cells declared and ended, their CPU-hours and machines, the commit times and whether the prediction came first."
     pred = read_json(pred_p); ck = pred['check']
