@@ -683,13 +683,16 @@ def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
     if len(runs) < listed:
         print("  provisional: not every cell has ended")
         return None
-    return dict(group=grp, lo=ilo, hi=ihi, point=words.split(" (")[0], overlap=overlap, pred=p)
+    means = {lr: tuple(seed_mean(runs, a, lr) for a in (OFF, ON)) for lr in lrs_of(runs)}
+    return dict(group=grp, lo=ilo, hi=ihi, point=words.split(" (")[0], overlap=overlap, pred=p, means=means)
 
 
 def readme_check(res, path=README):
     """Check the README's core-check bullet: the observed threshold and interval (2 s.f.), the predicted interval
-    (2 s.f.), the methods rule's score written "point inside" / "point outside" / "point not scored", and the
-    overlap written "brackets overlap" / "brackets do not overlap", must appear in it as derived here."""
+    (2 s.f.), the methods rule's score written "point inside" / "point outside" / "point not scored", the
+    overlap written "brackets overlap" / "brackets do not overlap", and each check LR's seed means written
+    "off / LayerNorm at LR" (2 decimals), must appear in it as derived here. Where the headline paragraph
+    names the core shape, the observed threshold, its interval and the predicted interval must appear there too."""
     bullet = quoting_bullet(README_CHECK, res is not None, "the core-shape check", path)
     if bullet is None:
         return
@@ -697,8 +700,13 @@ def readme_check(res, path=README):
     obs = (f"{sf2(grp['value'])} " if grp["value"] is not None else "") + bracket(res["lo"], res["hi"], 2)
     want = [obs, bracket(p["lo"], p["hi"], 2), f"point {res['point']}",
             "brackets overlap" if res["overlap"] else "brackets do not overlap"]
+    want += [f"{m[0]:.2f} / {m[1]:.2f} at {g(lr)}" for lr, m in res["means"].items()]
     missing = [w for w in want if w not in bullet]
     print(f"  {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
+    head = readme_bullet(README_HEAD, path, until="\n\n") or ""
+    if "core shape" in head:
+        missing = [w for w in want[:2] if w not in head]
+        print(f"  headline: {', '.join(want[:2])}: " + ("reproduced" if not missing else f"DIFFERS (not in the headline: {missing})"))
 
 
 # ----------------------------------------------------------------------------------------------- main
