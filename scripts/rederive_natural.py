@@ -691,7 +691,8 @@ def readme_check(res, path=README):
     """Check the README's core-check bullet: the observed threshold and interval (2 s.f.), the predicted interval
     (2 s.f.), the methods rule's score written "point inside" / "point outside" / "point not scored", the
     overlap written "brackets overlap" / "brackets do not overlap", and each check LR's seed means written
-    "off / LayerNorm at LR" (2 decimals), must appear in it as derived here. Where the headline paragraph
+    "off / LayerNorm at LR" (2 decimals), the predicted interval's width in decades and the point's distance from
+    the predicted point in decades, must appear in it as derived here. Where the headline paragraph
     names the core shape, the observed threshold, its interval and the predicted interval must appear there too."""
     bullet = quoting_bullet(README_CHECK, res is not None, "the core-shape check", path)
     if bullet is None:
@@ -701,6 +702,10 @@ def readme_check(res, path=README):
     want = [obs, bracket(p["lo"], p["hi"], 2), f"point {res['point']}",
             "brackets overlap" if res["overlap"] else "brackets do not overlap"]
     want += [f"{m[0]:.2f} / {m[1]:.2f} at {g(lr)}" for lr, m in res["means"].items()]
+    want.append(f"{math.log10(p['hi'] / p['lo']):.1f} decades wide")  # how much the prediction risked
+    if grp["value"] is not None:  # how far the point fell from the predicted one
+        d = math.log10(grp["value"] / p["value"])
+        want.append(f"{abs(d):.2f} decades {'below' if d < 0 else 'above'} the predicted {sf2(p['value'])}")
     missing = [w for w in want if w not in bullet]
     print(f"  {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
     head = readme_bullet(README_HEAD, path, until="\n\n") or ""
