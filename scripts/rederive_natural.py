@@ -684,7 +684,10 @@ def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
         print("  provisional: not every cell has ended")
         return None
     means = {lr: tuple(seed_mean(runs, a, lr) for a in (OFF, ON)) for lr in lrs_of(runs)}
-    return dict(group=grp, lo=ilo, hi=ihi, point=words.split(" (")[0], overlap=overlap, pred=p, means=means)
+    cpu_h = sum(json.loads(f.read_text()).get("wall_time") or 0 for f in folder.glob("*/summary.json")) / 3600
+    print(f"  CPU-hours (sum of wall_time over the {listed} cells): {cpu_h:.1f}")
+    return dict(group=grp, lo=ilo, hi=ihi, point=words.split(" (")[0], overlap=overlap, pred=p, means=means,
+                cpu=f"{cpu_h:.1f} CPU-hours for its {listed}")
 
 
 def readme_check(res, path=README):
@@ -692,7 +695,7 @@ def readme_check(res, path=README):
     (2 s.f.), the methods rule's score written "point inside" / "point outside" / "point not scored", the
     overlap written "brackets overlap" / "brackets do not overlap", and each check LR's seed means written
     "off / LayerNorm at LR" (2 decimals), the predicted interval's width in decades and the point's distance from
-    the predicted point in decades, must appear in it as derived here. Where the headline paragraph
+    the predicted point in decades, and the check's CPU-hours, must appear in it as derived here. Where the headline paragraph
     names the core shape, the observed threshold, its interval and the predicted interval must appear there too."""
     bullet = quoting_bullet(README_CHECK, res is not None, "the core-shape check", path)
     if bullet is None:
@@ -703,6 +706,7 @@ def readme_check(res, path=README):
             "brackets overlap" if res["overlap"] else "brackets do not overlap"]
     want += [f"{m[0]:.2f} / {m[1]:.2f} at {g(lr)}" for lr, m in res["means"].items()]
     want.append(f"{math.log10(p['hi'] / p['lo']):.1f} decades wide")  # how much the prediction risked
+    want.append(res["cpu"])
     if grp["value"] is not None:  # how far the point fell from the predicted one
         d = math.log10(grp["value"] / p["value"])
         want.append(f"{abs(d):.2f} decades {'below' if d < 0 else 'above'} the predicted {sf2(p['value'])}")
