@@ -167,6 +167,7 @@ class Run:
         self.lr, self.seed = float(cfg["lr"]), int(cfg["seed"])
         self.l0 = float(summ["l0"])
         self.status = summ.get("status")
+        self.wall_time = summ.get("wall_time") or 0.0
         full = summ.get("final_val_loss_full")
         # analysis.yaml `loss` / `loss_fallback`: the full evaluation, else the short final one
         self.short_eval = not summ.get("final_val_tokens") or full is None
@@ -527,6 +528,12 @@ def report_mechanism(folder, h1, h2):
     return answers if complete else None
 
 
+def say_found(label, want, text, where="the bullet"):
+    """Print whether every string of `want` appears in `text`: "reproduced", or which are missing from `where`."""
+    missing = [w for w in want if w not in text]
+    print(f"  {label}{', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in {where}: {missing})"))
+
+
 def quoting_bullet(start, complete, what, path=README):
     """The README bullet starting `start`, to be checked against `what`; None (said why) when there is no such
     bullet, or when it quotes a study not every cell of which has ended (`complete` False)."""
@@ -547,8 +554,7 @@ def readme_mechanism(answers, path=README):
         return
     for arm, (ref, mine, lo, hi, verdict) in answers.items():
         want = [bracket(ref[0], ref[1]), bracket(mine[0], mine[1]), f"[{lo:+.2f}, {hi:+.2f}] decades: {verdict.split(' (')[0]}"]
-        missing = [w for w in want if w not in bullet]
-        print(f"  {arm}: {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
+        say_found(f"{arm}: ", want, bullet)
 
 
 # ---------------------------------------------------------------------------------- README headline
@@ -684,10 +690,10 @@ def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
         print("  provisional: not every cell has ended")
         return None
     means = {lr: tuple(seed_mean(runs, a, lr) for a in (OFF, ON)) for lr in lrs_of(runs)}
-    cpu_h = sum(json.loads(f.read_text()).get("wall_time") or 0 for f in folder.glob("*/summary.json")) / 3600
+    cpu_h = sum(r.wall_time for r in runs) / 3600
     print(f"  CPU-hours (sum of wall_time over the {listed} cells): {cpu_h:.1f}")
     return dict(group=grp, lo=ilo, hi=ihi, point=words.split(" (")[0], overlap=overlap, pred=p, means=means,
-                cpu=f"{cpu_h:.1f} CPU-hours for its {listed}")
+                cpu_h=cpu_h, n=listed)
 
 
 def readme_check(res, path=README):
@@ -706,16 +712,14 @@ def readme_check(res, path=README):
             "brackets overlap" if res["overlap"] else "brackets do not overlap"]
     want += [f"{m[0]:.2f} / {m[1]:.2f} at {g(lr)}" for lr, m in res["means"].items()]
     want.append(f"{math.log10(p['hi'] / p['lo']):.1f} decades wide")  # how much the prediction risked
-    want.append(res["cpu"])
+    want.append(f"{res['cpu_h']:.1f} CPU-hours for its {res['n']}")
     if grp["value"] is not None:  # how far the point fell from the predicted one
         d = math.log10(grp["value"] / p["value"])
         want.append(f"{abs(d):.2f} decades {'below' if d < 0 else 'above'} the predicted {sf2(p['value'])}")
-    missing = [w for w in want if w not in bullet]
-    print(f"  {', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in the bullet: {missing})"))
+    say_found("", want, bullet)
     head = readme_bullet(README_HEAD, path, until="\n\n") or ""
     if "core shape" in head:
-        missing = [w for w in want[:2] if w not in head]
-        print(f"  headline: {', '.join(want[:2])}: " + ("reproduced" if not missing else f"DIFFERS (not in the headline: {missing})"))
+        say_found("headline: ", want[:2], head, "the headline")
 
 
 # ----------------------------------------------------------------------------------------------- main
