@@ -12,13 +12,14 @@ import pandas as pd
 from .metrics import OFF, tidy_runs, optimal_lr, fmt_num, per_facet
 from .files import CURVE, ARM, DEPTH
 from .verdicts import CRITERIA, USEFUL, useful_bar, failure_lr, necessity_bracket
+from .rule import RULE
 
 # %% auto #0
 __all__ = ['MARGINS', 'CRITERION_COLORS', 'criterion_table', 'across_criteria', 'rule_changes', 'rule_change_words',
            'plot_criteria']
 
 # %% ../nbs/06e_criteria.ipynb #d3fc7c84
-MARGINS = (0.0, 0.05, 0.1)  # nats: the rule's margins of the necessity threshold
+MARGINS = RULE.margins  # nats: the rule's margins of the necessity threshold (studies/rules/analysis.yaml)
 
 def _edge_rows(df, on, useful, label):
     "The (not-)useful or failure edge of each arm as rows: lo = last LR every seed passed, hi = first LR a seed failed."
@@ -66,7 +67,7 @@ def across_criteria(ct: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../nbs/06e_criteria.ipynb #rc01b
-def rule_changes(ct: pd.DataFrame, new: str = USEFUL, old: str = 'best_plus_0.5') -> pd.DataFrame:
+def rule_changes(ct: pd.DataFrame, new: str = USEFUL, old: str = RULE.previous_useful) -> pd.DataFrame:
     "The quantities of `criterion_table` output whose bracket or censoring differs between criterion `new` and `old`."
     key = [*_axes(ct), DEPTH, 'quantity']
     a, b = (ct[ct.criterion == c].set_index(key) for c in (new, old))
@@ -83,7 +84,7 @@ def rule_change_words(tables: dict, # name (a rung, a study) -> its results tabl
     "One paragraph per table: which edges and thresholds the rule's bar moved against the bar before it (ℓ* + 0.5), or that none moved."
     out = []
     for name, df in tables.items():
-        rc = rule_changes(criterion_table(df, on, criteria=(USEFUL, 'best_plus_0.5')))
+        rc = rule_changes(criterion_table(df, on, criteria=(USEFUL, RULE.previous_useful)))
         depth = (lambda L: f"{L} layers, ") if df['n_layer'].nunique() > 1 else (lambda L: '')
         at = lambda r: ''.join(f"{a} {r[a]}, " for a in rc.columns[:list(rc.columns).index(DEPTH)])  # another design axis's value
         moved = '; '.join(f"{at(r)}{depth(r['n_layer'])}{r['quantity']}: {r['new']} under the rule, {r['old']} before" for r in rc.to_dict('records'))

@@ -13,6 +13,7 @@ import pandas as pd
 from .files import COMPLETE, FileError, read_jsonl, read_yaml, need
 from .metrics import OFF, optimal_lr, fmt_num
 from .verdicts import CRITERIA, USEFUL, failure_lr
+from .rule import RULE
 
 # %% auto #0
 __all__ = ['EDGES', 'SMALLEST_EDGE_MOVE', 'EDGE_WORDS', 'MECH_MEASURES', 'check_question', 'load_mechanism_rule', 'common_cells',
@@ -63,7 +64,7 @@ def arm_edges(df: pd.DataFrame,  # `common_cells` of the study
     return out[['qk_norm', 'edge', 'lo', 'hi', 'censored']]
 
 # %% ../nbs/06g_mechanism.ipynb #c2272fad
-SMALLEST_EDGE_MOVE = 0.5  # decades: the analysis rule's smallest_edge_move (a 3.2x change in LR)
+SMALLEST_EDGE_MOVE = RULE.smallest_edge_move  # decades: the analysis rule's smallest_edge_move (0.5: a 3.2x change in LR)
 
 def _log_ratio(a, b) -> float:
     "log10(a / b), with an open end where a bracket is censored (a = 0 or b = inf: -inf; a = inf or b = 0: +inf)."

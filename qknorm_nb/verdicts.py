@@ -13,17 +13,18 @@ import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, curve_key, per_facet, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
                                curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, group_key, fmt_num, ResultsError, quoted)
 from .files import CURVE, ARM, DEPTH  # the design, declared once (00_files)
+from .rule import RULE  # every number of the analysis rule (00c_rule)
 
 # %% auto #0
-__all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'TOL', 'MARGIN', 'NECESSITY_COLS', 'SENS_EFFECT', 'H3_ALPHA', 'H3_EFFECT',
-           'fit_fail_curve', 'depth_key', 'depth_star', 'useful_bar', 'not_useful', 'failure_lr', 'near_optimal_band',
-           'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'crossing', 'plateau_lrs',
-           'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'study_summary']
+__all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'ALPHA', 'TOL', 'MARGIN', 'NECESSITY_COLS', 'SENS_EFFECT', 'H3_ALPHA',
+           'H3_EFFECT', 'fit_fail_curve', 'depth_key', 'depth_star', 'useful_bar', 'not_useful', 'failure_lr',
+           'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'crossing',
+           'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'study_summary']
 
 # %% ../nbs/06a_verdicts.ipynb #d929921d
 def fit_fail_curve(lr,            # peak LR of each run
                    fail,          # True where that run failed
-                   alpha: float = 0.05, # 1 - confidence level of the interval
+                   alpha: float = RULE.alpha, # 1 - confidence level of the interval (the rule's)
                   ) -> dict:
     "Logistic fit of P(fail | log10 lr): lr50 (P = 0.5) with an interval; the separating interval when runs are perfectly separated."
     x, y = np.log10(np.asarray(lr, dtype=float)), np.asarray(fail, dtype=float)
@@ -58,17 +59,10 @@ def fit_fail_curve(lr,            # peak LR of each run
     return dict(lr50=10 ** (x50 + xc), lr50_lo=lo, lr50_hi=hi, slope=float(b), fit='logistic')
 
 # %% ../nbs/06a_verdicts.ipynb #009b25ca
-USEFUL = 'half_gap'  # the analysis rule's usefulness criterion (studies/rules/analysis.yaml; the methods page argues it)
-CRITERIA = {  # the rule's family of usefulness bars (nats), from ℓ* and the validation text's entropies H1, H2 (06_metrics)
-    'half_gap': lambda star, h1, h2: (star + h1) / 2,  # closes at least half the gap from the unigram entropy to ℓ*
-    'best_plus_0.5': lambda star, h1, h2: star + 0.5,  # the rule before it: a bar that moves with ℓ* alone
-    'bigram': lambda star, h1, h2: h2,                 # better than a bigram model of the text
-    'unigram': lambda star, h1, h2: h1}                # better than a unigram model of the text
-NOT_USEFUL_WORDS = {  # how a page says "above the bar", per criterion
-    'half_gap': "closer to the text's unigram entropy than to the best loss (the half-gap bar)",
-    'best_plus_0.5': "more than 0.5 nats above the best loss",
-    'bigram': "above the text's bigram entropy",
-    'unigram': "above the text's unigram entropy"}
+USEFUL = RULE.useful        # the analysis rule's usefulness criterion (studies/rules/analysis.yaml, read by 00c_rule)
+CRITERIA = RULE.criteria    # the rule's family of usefulness bars (nats), each a function of ℓ*, H1 and H2 (06_metrics)
+NOT_USEFUL_WORDS = RULE.words  # how a page says "above the bar", per criterion
+ALPHA = RULE.alpha          # 1 - the level of every interval the rule does not name otherwise
 
 # %% ../nbs/06a_verdicts.ipynb #7d38b746
 def depth_key(r: pd.DataFrame) -> list:
@@ -88,7 +82,7 @@ def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add
     star = depth_star(r)
     if not isinstance(useful, str): return star + useful
     if useful not in CRITERIA: raise ResultsError(f"useful={useful!r} is not a usefulness criterion; allowed: {quoted(CRITERIA)} or nats above ℓ*")
-    if useful != 'best_plus_0.5' and ('h1' not in r.columns or r['h1'].isna().any() or r['h2'].isna().any()):
+    if any(h in RULE.bars[useful] for h in ('H1', 'H2')) and ('h1' not in r.columns or r['h1'].isna().any() or r['h2'].isna().any()):
         raise ResultsError(f"the usefulness bar {useful!r} needs the validation text's entropies (columns h1, h2: "
                            f"metrics.add_entropies, from the study's entropies.json or its data)")
     h = r.reindex(columns=[*depth_key(r), 'h1', 'h2']).groupby(depth_key(r)).mean()  # NaN where a table has none (ℓ* + 0.5 needs none)
@@ -126,7 +120,7 @@ def failure_lr(df: pd.DataFrame, # study results table
     return pd.DataFrame(rows)
 
 # %% ../nbs/06a_verdicts.ipynb #5ee0a761
-TOL = 0.05  # near-optimal band: loss within 5% of the best loss reduction, ℓ* + 0.05 (ℓ0 − ℓ*)
+TOL = RULE.near_optimal  # near-optimal band: loss within this fraction of the best loss reduction, ℓ* + TOL (ℓ0 − ℓ*)
 
 def near_optimal_band(df: pd.DataFrame,  # study results table
                       tol: float = TOL,  # allowed excess over the common ℓ*: a fraction of ℓ0 − ℓ* (nats if `absolute`)
@@ -156,7 +150,7 @@ def _paired(a: pd.Series, b: pd.Series, alpha):
     return t_interval((a[s] - b[s]).values, alpha)
 
 def arm_diff(a: pd.Series, b: pd.Series, # per-seed values of two arms, indexed by seed (every seed each arm ran)
-             alpha: float = 0.05,        # 1 - confidence level
+             alpha: float = ALPHA,        # 1 - confidence level
             ) -> dict:
     "mean(a) − mean(b) over every seed of each arm: paired t when both ran the same seeds and correlate positively, else Welch."
     a, b = a.dropna(), b.dropna()
@@ -174,7 +168,7 @@ def arm_diff(a: pd.Series, b: pd.Series, # per-seed values of two arms, indexed 
 @per_facet
 def sensitivity_gap(df: pd.DataFrame,   # study results table
                     on=None,            # QK-norm variant(s) compared with 'none' (None: every variant)
-                    alpha: float = 0.05, # 1 - confidence level
+                    alpha: float = ALPHA, # 1 - confidence level
                    ) -> pd.DataFrame:
     "Per depth and variant: LR sensitivity of both arms on Wortsman's range and the full grid, and paired off − on t intervals."
     rows = []
@@ -198,7 +192,7 @@ def sensitivity_gap(df: pd.DataFrame,   # study results table
 @per_facet
 def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
                        a: str, b: str,      # the two arms (qk_norm values): the difference is ℓ_a − ℓ_b
-                       alpha: float = 0.05, # 1 - confidence level
+                       alpha: float = ALPHA, # 1 - confidence level
                       ) -> pd.DataFrame:
     "Per depth both arms ran: ℓ_a − ℓ_b, each arm at its own best grid LR, over every seed of each (`arm_diff`: Welch, or paired where that narrows it)."
     r = tidy_runs(df).set_index([*CURVE, 'lr', 'seed'])['loss'].sort_index()
@@ -218,7 +212,7 @@ def arm_gap_at_optimum(df: pd.DataFrame,    # study results table
 @per_facet
 def optimum_gap(df: pd.DataFrame,    # study results table
                 on=None,             # QK-norm variant(s) compared with 'none' (None: every variant)
-                alpha: float = 0.05, # 1 - confidence level
+                alpha: float = ALPHA, # 1 - confidence level
                ) -> pd.DataFrame:
     "Per depth and variant: each arm's best grid LR and loss, and the paired off − on gap there with its t interval."
     names = dict(b='on', lr_star_a='lr_star_off', lr_star_b='lr_star_on', loss_star_a='loss_star_off', loss_star_b='loss_star_on',
@@ -228,7 +222,7 @@ def optimum_gap(df: pd.DataFrame,    # study results table
     return pd.concat(gaps, ignore_index=True) if gaps else pd.DataFrame(columns=['n_layer', *names.values()])
 
 # %% ../nbs/06a_verdicts.ipynb #feee8824
-MARGIN = 0.05  # nats: QK-norm is "necessary" where the off arm is worse by more than this
+MARGIN = RULE.margin  # nats: QK-norm is "necessary" where the off arm is worse by more than this (the rule's margin)
 
 def crossing(lr, gap, margin):
     "Threshold, η_f, η_h of one gap curve (sorted by lr); inf when it never rises above margin for good."
@@ -269,7 +263,7 @@ NECESSITY_COLS = ['n_layer', 'on', 'threshold', 'lr_fail', 'lr_hold', 'bracket_d
 def necessity_bracket(df: pd.DataFrame,     # study results table
                       on=None,              # QK-norm variant(s) compared with 'none' (None: every variant)
                       margin: float = MARGIN, # nats the off arm must be worse by
-                      alpha: float = 0.05,  # 1 - confidence level of the gap intervals
+                      alpha: float = ALPHA,  # 1 - confidence level of the gap intervals
                       useful=USEFUL,        # the usefulness criterion whose plateau LRs are left out (`useful_bar`)
                      ) -> pd.DataFrame:
     "Per depth and variant: the LR where the seed-mean off − on gap rises above `margin` for good, its grid bracket and the seeds' spread."
@@ -326,7 +320,7 @@ def _h1(gs, L, eps, margin, alpha):
     return None, f"{lowtxt}; {why}", low, best
 
 # %% ../nbs/06a_verdicts.ipynb #9e7abd28
-SENS_EFFECT = 0.05  # nats: the smallest LR-sensitivity difference H2 cares about (a tenth of the off arm's ≈ 0.35)
+SENS_EFFECT = RULE.smallest_sensitivity  # nats: the smallest LR-sensitivity difference H2 cares about (the rule's)
 
 def _h2(fo, fn, sg):
     "H2 at one depth: (outcome, reason) from the failure brackets and the Wortsman-range sensitivity difference."
@@ -355,7 +349,7 @@ def depth_table(df: pd.DataFrame,       # study results table
                 tol: float = TOL,       # near-optimal band tolerance (fraction of ℓ0 − ℓ*)
                 margin: float = MARGIN, # nats: the necessity margin, and the bar a decisive gap's interval must clear
                 eps: float = 0.1,       # nats: a gap this small is negligible; a decisive gap is larger
-                alpha: float = 0.05,    # 1 - confidence level of every t interval
+                alpha: float = ALPHA,    # 1 - confidence level of every t interval
                 useful: float|None = None, # None: failure edges of diverged runs; a number: of "not useful" ones (`failure_lr`)
                ) -> pd.DataFrame:
     "Per depth and variant: failure brackets, near-optimal bands, LR sensitivity, optimum gap, necessity bracket, H1/H2 outcomes and reasons."
@@ -394,7 +388,7 @@ def _tally(hyp, on, t, col):
                 summary=f"{yes} of {n} depths for, {no} against; {why}")
 
 # %% ../nbs/06a_verdicts.ipynb #d493cbe1
-H3_ALPHA, H3_EFFECT = 0.10, 0.1  # H3's 90% slope interval and smallest effect: 0.1 decades per doubling (2x from 2 to 16 layers)
+H3_ALPHA, H3_EFFECT = 1 - RULE.depth_300['level'], RULE.depth_300['smallest_effect']  # H3's slope interval and smallest effect (decades per doubling)
 
 def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (threshold, seed thresholds via `necessity_bracket`)
            seed_thr: dict,          # {n_layer: tuple of per-seed thresholds}
@@ -438,7 +432,7 @@ def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (thresho
 @per_facet
 def verdicts(df: pd.DataFrame,       # study results table
              on=None,                # QK-norm variant(s) compared with 'none' (None: every variant)
-             tol: float = TOL, margin: float = MARGIN, eps: float = 0.1, alpha: float = 0.05,  # as in `depth_table`
+             tol: float = TOL, margin: float = MARGIN, eps: float = 0.1, alpha: float = ALPHA,  # as in `depth_table`
              useful: float|None = None,  # as in `depth_table`: which failure notion H2's edges use
              table: pd.DataFrame|None = None,  # precomputed `depth_table` (skips recomputing)
             ) -> pd.DataFrame:
