@@ -17,7 +17,7 @@ from .rule import RULE
 
 # %% auto #0
 __all__ = ['CLIFF_COLS', 'clopper_pearson', 'collapse_runs', 'collapse_table', 'logistic_fit', 'fit_band', 'cliff_fit',
-           'cliff_summary', 'p_at', 'safe_below_under']
+           'cliff_summary', 'p_at', 'cliff_words', 'plot_cliff', 'safe_below_under']
 
 # %% ../nbs/06i_cliff.ipynb #86c34705
 def _binom_cdf(k: int, n: int, p: float) -> float:
@@ -55,7 +55,7 @@ def collapse_table(runs: pd.DataFrame,                 # `collapse_runs` output
                    level: float = RULE.cliff['level'],  # the Clopper-Pearson level
                   ) -> pd.DataFrame:
     "Per curve (arm, depth, other axes) and LR: n ended runs, k collapsed, the fraction and its exact interval."
-    key = [c for c in runs.columns if c not in ('lr', 'seed', 'loss', 'fail', 'crash', 'l0', 'h1', 'h2', 'collapsed')]
+    key = [c for c in curve_key(runs) if c in runs.columns]  # arm, depth, then any other design axis
     g = runs.groupby([*key, 'lr'])['collapsed'].agg(k='sum', n='size').reset_index()
     g['k'] = g['k'].astype(int)
     ci = [clopper_pearson(k, n, level) for k, n in zip(g['k'], g['n'])]
@@ -152,6 +152,46 @@ def p_at(fit: dict|None, lr: float, level: float) -> tuple:
     if not fit or fit.get('kind') != 'logistic': return None
     p, lo, hi = fit_band(fit, [math.log10(lr)], level)
     return float(p[0]), float(lo[0]), float(hi[0])
+
+# %% ../nbs/06i_cliff.ipynb #788e838a
+def _lr(x) -> str: return f"{x:.3g}"
+
+def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm') -> str:
+    "One arm's cliff in a sentence: lr50 with its interval, safe below, needed from, or what cannot be estimated and why."
+    n = f"{int(r['n_collapsed'])} of {int(r['n_runs'])} runs at {int(r['n_lrs'])} LRs from its best ({_lr(r['best_lr'])}) collapsed"
+    if r['fit'] == 'no flip':
+        return f"{arm_label}: {n}; no LR mixes outcomes, so no P = 0.5 LR can be estimated on these LRs."
+    if r['fit'] == 'one LR': return f"{arm_label}: {n}; one LR cannot give a slope."
+    if r['fit'] == 'separated':
+        return (f"{arm_label}: {n}; one LR separates them (none collapsed at {_lr(r['lr50_lo'])} or below, every run above it did "
+                f"from {_lr(r['lr50_hi'])}), so the fit does not exist: P = 0.5 lies in [{_lr(r['lr50_lo'])}, {_lr(r['lr50_hi'])}].")
+    lo = ('below ' if r['open_lo'] else '') + _lr(r['lr50_lo']) if r['lr50_lo'] == r['lr50_lo'] else 'not closed'
+    hi = _lr(r['lr50_hi']) + (' or above' if r['open_hi'] else '') if r['lr50_hi'] == r['lr50_hi'] else 'not closed'
+    safe = (f"safe below {_lr(r['safe_below'])}" if r['safe_below'] is not None and r['safe_below'] == r['safe_below']
+            else "not shown safe at any LR run (the band's upper end is above 0.1 even at the lowest)")
+    need = (f"needed from {_lr(r['needed_from'])}" if r['needed_from'] is not None and r['needed_from'] == r['needed_from']
+            else "never surely collapsing on these LRs (the band's lower end stays under 0.1)")
+    return f"{arm_label}: {n}; P(collapse) = 0.5 at {_lr(r['lr50'])} [{lo}, {hi}]; {safe}; {need}."
+
+# %% ../nbs/06i_cliff.ipynb #81e38f45
+def plot_cliff(ct: pd.DataFrame,      # `collapse_table` rows of one configuration (every arm)
+               fits: dict,            # curve key -> fit (`cliff_summary(...).attrs['fits']`)
+               ax=None, level: float = RULE.cliff['level'], colors=None):
+    "P(collapse) against LR per arm: the fraction with its exact interval, and the fit with its band, inside the fitted LRs."
+    import matplotlib.pyplot as plt
+    from qknorm_nb.plots import arm_color, arm_label
+    ax = ax or plt.subplots(figsize=(5, 3.4))[1]
+    for arm, g in ct.groupby(ARM, sort=False):
+        c = arm_color(arm)
+        ax.errorbar(g['lr'], g['p'], yerr=[g['p'] - g['lo'], g['hi'] - g['p']], fmt='o', color=c, capsize=2, label=f"{arm_label(arm)} (k of n)")
+        fit = next((f for k, f in fits.items() if (k[0] if isinstance(k, tuple) else k) == arm), None)
+        if fit and fit.get('kind') == 'logistic':
+            xg = np.linspace(fit['xs'].min(), fit['xs'].max(), 100)
+            p, lo, hi = fit_band(fit, xg, level)
+            ax.plot(10 ** xg, p, color=c); ax.fill_between(10 ** xg, lo, hi, color=c, alpha=0.15, lw=0)
+    ax.set(xscale='log', xlabel='peak LR', ylabel='P(collapse)', ylim=(-0.03, 1.03))
+    ax.legend(fontsize=7, loc='upper left')
+    return ax
 
 # %% ../nbs/06i_cliff.ipynb #a21064a4
 def safe_below_under(rule_file, runs_csv) -> str:
