@@ -163,8 +163,8 @@ def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm') -> str:
         return f"{arm_label}: {n}; no LR mixes outcomes, so no P = 0.5 LR can be estimated on these LRs."
     if r['fit'] == 'one LR': return f"{arm_label}: {n}; one LR cannot give a slope."
     if r['fit'] == 'separated':
-        return (f"{arm_label}: {n}; one LR separates them (none collapsed at {_lr(r['lr50_lo'])} or below, every run above it did "
-                f"from {_lr(r['lr50_hi'])}), so the fit does not exist: P = 0.5 lies in [{_lr(r['lr50_lo'])}, {_lr(r['lr50_hi'])}].")
+        return (f"{arm_label}: {n}; one LR separates them (none collapsed at {_lr(r['lr50_lo'])} or below, every run collapsed "
+                f"from {_lr(r['lr50_hi'])} on), so the fit does not exist: P = 0.5 lies in [{_lr(r['lr50_lo'])}, {_lr(r['lr50_hi'])}].")
     lo = ('below ' if r['open_lo'] else '') + _lr(r['lr50_lo']) if r['lr50_lo'] == r['lr50_lo'] else 'not closed'
     hi = _lr(r['lr50_hi']) + (' or above' if r['open_hi'] else '') if r['lr50_hi'] == r['lr50_hi'] else 'not closed'
     safe = (f"safe below {_lr(r['safe_below'])}" if r['safe_below'] is not None and r['safe_below'] == r['safe_below']
@@ -181,9 +181,9 @@ def plot_cliff(ct: pd.DataFrame,      # `collapse_table` rows of one configurati
     import matplotlib.pyplot as plt
     from qknorm_nb.plots import arm_color, arm_label
     ax = ax or plt.subplots(figsize=(5, 3.4))[1]
-    for arm, g in ct.groupby(ARM, sort=False):
-        c = arm_color(arm)
-        ax.errorbar(g['lr'], g['p'], yerr=[g['p'] - g['lo'], g['hi'] - g['p']], fmt='o', color=c, capsize=2, label=f"{arm_label(arm)} (k of n)")
+    for i, (arm, g) in enumerate(ct.groupby(ARM, sort=False)):
+        c, dodge = arm_color(arm), 10 ** (0.012 * (2 * i - 1))  # arms side by side at a shared LR
+        ax.errorbar(g['lr'] * dodge, g['p'], yerr=[g['p'] - g['lo'], g['hi'] - g['p']], fmt='o', color=c, capsize=2, label=f"{arm_label(arm)} (k of n)")
         fit = next((f for k, f in fits.items() if (k[0] if isinstance(k, tuple) else k) == arm), None)
         if fit and fit.get('kind') == 'logistic':
             xg = np.linspace(fit['xs'].min(), fit['xs'].max(), 100)
