@@ -17,7 +17,8 @@ from .rule import RULE
 
 # %% auto #0
 __all__ = ['CLIFF_COLS', 'clopper_pearson', 'collapse_runs', 'collapse_table', 'logistic_fit', 'fit_band', 'cliff_fit',
-           'cliff_summary', 'p_at', 'cliff_words', 'plot_cliff', 'safe_below_under']
+           'cliff_summary', 'p_at', 'cliff_words', 'plot_cliff', 'lr50_point', 'h3_slope', 'h3_verdict',
+           'safe_below_under']
 
 # %% ../nbs/06i_cliff.ipynb #86c34705
 def _binom_cdf(k: int, n: int, p: float) -> float:
@@ -68,13 +69,17 @@ def logistic_fit(x, y) -> dict:
     base = dict(xs=np.unique(x), n=len(x), k=int(y.sum()))
     if y.min() == y.max(): return dict(base, kind='no flip')
     if len(base['xs']) < 2: return dict(base, kind='one LR')  # a slope needs two LRs
-    if x[y == 0].max() < x[y == 1].min(): return dict(base, kind='separated', x_ok=x[y == 0].max(), x_bad=x[y == 1].min())
+    top_ok, low_bad = x[y == 0].max(), x[y == 1].min()
+    if top_ok <= low_bad:  # (quasi-)separated: at most one LR mixes outcomes, and the likelihood rises forever with the slope
+        ux = base['xs']
+        ok, bad = ux[ux < low_bad], ux[ux > top_ok]  # LRs where every run trained / every run collapsed
+        return dict(base, kind='separated', x_ok=ok.max() if len(ok) else low_bad, x_bad=bad.min() if len(bad) else top_ok)
     xc = x.mean()
     X = np.stack([np.ones_like(x), x - xc], 1)  # (n, 2)
     w = np.zeros(2)
     for _ in range(200):
         p = 1 / (1 + np.exp(-X @ w))
-        H = X.T @ (X * (p * (1 - p))[:, None])  # Fisher information (2, 2)
+        H = X.T @ (X * (p * (1 - p))[:, None]) + 1e-9 * np.eye(2)  # Fisher information (2, 2); the ridge only guards the solve
         step = np.linalg.solve(H, X.T @ (y - p))
         w += step
         if np.abs(step).max() < 1e-10: break
@@ -192,6 +197,47 @@ def plot_cliff(ct: pd.DataFrame,      # `collapse_table` rows of one configurati
     ax.set(xscale='log', xlabel='peak LR', ylabel='P(collapse)', ylim=(-0.03, 1.03))
     ax.legend(fontsize=7, loc='upper left')
     return ax
+
+# %% ../nbs/06i_cliff.ipynb #624adf98
+def lr50_point(runs: pd.DataFrame, rule=RULE) -> tuple:
+    "(log10 lr50, censored) of one curve's runs: the fit's P = 0.5 LR, a separated bracket's midpoint, or the grid end ('above'/'below')."
+    f = cliff_fit(runs, rule)
+    if f['fit'] in ('logistic', 'separated') and f['lr50'] == f['lr50'] and f['lr50'] > 0: return math.log10(f['lr50']), ''
+    at = runs[runs['lr'] >= f['best_lr']]
+    if at['collapsed'].all(): return math.log10(at['lr'].min()), 'below'
+    return math.log10(at['lr'].max()), 'above'
+
+def _slope(x, y) -> float: return float(np.polyfit(x, y, 1)[0])
+
+def h3_slope(runs: pd.DataFrame,  # `collapse_runs` of the depth study (every depth, both arms)
+             rule=RULE) -> dict:
+    "The rule's H3: per depth the off arm's lr50, the slope in decades per doubling with its seed-bootstrap interval, and the verdict."
+    h = rule.h3
+    off = runs[runs[ARM] == h['arm']]
+    depths = [d for d in h['depths'] if (off['n_layer'] == d).any()]
+    if len(depths) < 2: return dict(verdict='inconclusive', why=f"{len(depths)} of the rule's depths {list(h['depths'])} have runs", depths=depths)
+    pts = {d: lr50_point(off[off['n_layer'] == d], rule) for d in depths}
+    x = np.log2(depths)
+    slope = _slope(x, [pts[d][0] for d in depths])
+    rng, reps, cens = np.random.default_rng(0), [], 0
+    groups = {d: [g for _, g in off[off['n_layer'] == d].groupby('lr')] for d in depths}
+    for _ in range(h['replicates']):  # per depth and LR: the ended runs drawn with replacement
+        ys = []
+        for d in depths:
+            r = pd.concat([g.iloc[rng.integers(0, len(g), len(g))] for g in groups[d]])
+            y, c = lr50_point(r, rule); ys.append(y); cens += bool(c)
+        reps.append(_slope(x, ys))
+    a = (1 - h['level']) / 2
+    lo, hi = (float(v) for v in np.quantile(reps, [a, 1 - a]))
+    return dict(depths=depths, lr50={d: 10 ** pts[d][0] for d in depths}, censored={d: pts[d][1] for d in depths},
+                slope=slope, lo=lo, hi=hi, censored_replicates=cens, **h3_verdict(lo, hi, pts, h['smallest_effect']))
+
+def h3_verdict(lo, hi, pts, effect) -> dict:
+    "The rule's three verdicts on the slope interval [lo, hi] (decades per doubling), inconclusive while a depth is censored."
+    if any(c for _, c in pts.values()): return dict(verdict='inconclusive', why='a depth has no P = 0.5 LR on the grid (censored)')
+    if hi < 0: return dict(verdict='supported', why=f'the interval lies below 0: the cliff falls with depth')
+    if lo > -effect: return dict(verdict='not supported', why=f'any fall is smaller than the smallest effect ({effect} decades per doubling)')
+    return dict(verdict='inconclusive', why=f'the interval includes both 0 and a fall of {effect} decades per doubling')
 
 # %% ../nbs/06i_cliff.ipynb #a21064a4
 def safe_below_under(rule_file, runs_csv) -> str:
