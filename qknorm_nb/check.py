@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/check.html.md"""
 
 # %% ../nbs/07f_check.ipynb #70ebfaba
 from __future__ import annotations
-import datetime, difflib, hashlib, json, math
+import datetime, difflib, hashlib, json, math, subprocess
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -28,7 +28,8 @@ from .forecast import KIND  # a prediction file's kind, declared by its producer
 
 # %% auto #0
 __all__ = ['RECORD_KIND', 'AXES', 'SCORE_COLUMNS', 'PredictionError', 'when', 'validate_prediction', 'load_prediction', 'arm_lrs',
-           'target_config', 'check_spec', 'check_scale', 'score_check', 'score_measures', 'blind_note', 'check_name',
+           'target_config', 'check_spec', 'check_scale', 'score_check', 'score_measures', 'blind_note', 'check_order',
+           'check_name', 'git_top', 'git_commits', 'git_file', 'git_version', 'committed_at', 'require_committed',
            'run_check', 'parse_sets', 'format_check']
 
 # %% ../nbs/07f_check.ipynb #c95dc229
@@ -352,12 +353,33 @@ def score_measures(pred: dict, # the prediction
 
 # %% ../nbs/07f_check.ipynb #97679d24
 def blind_note(after: bool, # the check started after the prediction's made_at
-               early: list, # the cells that ended before made_at
+               early: list, # the cells that ended before the prediction was made (or committed)
+               unproved: str|None = None, # why git does not prove the prediction came first (None: it does, or no git to ask)
+               proof: str|None = None, # how the order is known, said after a blind check (e.g. its commit)
               ) -> str:
     "Whether the check was blind, in words: each reason it was not."
-    why = ["the check started before the prediction's made_at"] * (not after) + \
+    why = [unproved] * bool(unproved) + ["the check started before the prediction's made_at"] * (not after) + \
           [f"{len(early)} cell(s) ended before the prediction was made (a reused folder)"] * bool(early)
-    return 'NOT blind: ' + '; '.join(why) if why else 'every cell ran after the prediction was made'
+    return 'NOT blind: ' + '; '.join(why) if why else 'every cell ran after the prediction was made' + (f" ({proof})" if proof else '')
+
+def check_order(made: str, # the prediction's made_at
+                started: str, # when the check began
+                ended: dict, # cell -> when it ended (or None)
+                proof: dict, # `git_file` of the prediction, taken when the check began
+               ) -> tuple[bool, dict]:
+    "(after_prediction, blind): blind when the check began after the prediction was made and committed, no cell ended before either, and git proves the file on disk."
+    t_made, ran = when(made), when(started)
+    commit, t_commit = (proof['commits'][0] if proof['commits'] and not proof['why'] else (None, None))
+    since = max(t_made, t_commit) if t_commit else t_made
+    early = [c for c, t in ended.items() if t is not None and when(t) < since]
+    if proof['top'] is None: unproved, how = None, "outside git: by its made_at alone, no commit proves the order"
+    elif proof['why']: unproved, how = f"{proof['why']}, so git does not prove it came first", None
+    elif ran <= t_commit: unproved, how = f"the check started before the prediction's commit ({commit[:7]}, {t_commit.isoformat()})", None
+    else: unproved, how = None, f"committed in {commit[:7]} at {t_commit.isoformat()}"
+    after = ran > t_made and (t_commit is None or ran > t_commit)
+    blind = dict(ok=after and not early and not unproved, cells_ended_before_prediction=early, proved_by=how if commit else None,
+                 note=blind_note(ran > t_made, early, unproved, how))
+    return after, blind
 
 
 # %% ../nbs/07f_check.ipynb #3c96df72
@@ -383,6 +405,63 @@ def _ended(study_dir: Path, cells: list) -> dict:
     return out
 
 
+# %% ../nbs/07f_check.ipynb #6db91447
+def git_top(path) -> Path|None:
+    "The top of the git checkout holding `path` (a file or a folder, which need not exist yet); None outside git."
+    p = Path(path).resolve()
+    d = next((q for q in [p, *p.parents] if q.is_dir()), None)
+    if d is None: return None
+    try: out = subprocess.run(['git', '-C', str(d), 'rev-parse', '--show-toplevel'], capture_output=True, text=True, check=True)
+    except (subprocess.CalledProcessError, OSError): return None
+    return Path(out.stdout.strip()).resolve()
+
+def _git(top: Path, *args) -> subprocess.CompletedProcess|None:
+    "git run in the checkout `top`, paths taken literally (a name with '*' is that name); None when git cannot be run."
+    try: return subprocess.run(['git', '-C', str(top), '--literal-pathspecs', *args], capture_output=True, text=True)
+    except OSError: return None
+
+def git_commits(path, top: Path|None = None) -> list[tuple[str, datetime.datetime]]:
+    "(commit, committer time) of every commit that changed the file `path`, newest first; [] outside git or when never committed."
+    p = Path(path).resolve()
+    top = top or git_top(p)
+    if top is None: return []
+    r = _git(top, 'log', '--format=%H %cI', '--', str(p.relative_to(top)))
+    if r is None or r.returncode: return []  # e.g. a checkout with no commit yet
+    return [(h, when(t)) for h, t in (line.split() for line in r.stdout.splitlines() if line.strip())]
+
+def git_file(path) -> dict:
+    "Whether git proves the file `path` as it is on disk: `top`, `commits` (newest first) and `why` (None when the file is its last commit's version, else a sentence naming the file)."
+    p = Path(path)
+    top = git_top(p)
+    if top is None: return dict(top=None, commits=[], why=f"{p} is not inside a git checkout")
+    cs = git_commits(p, top)
+    if not cs: return dict(top=top, commits=[], why=f"{p} is not committed")
+    last = f"its last commit ({cs[0][0][:7]}, {cs[0][1].isoformat()})"
+    if not p.is_file(): return dict(top=top, commits=cs, why=f"{p} is missing here, though {last} holds it")
+    r = _git(top, 'diff', '--quiet', 'HEAD', '--', str(p.resolve().relative_to(top)))
+    if r is None or r.returncode: return dict(top=top, commits=cs, why=f"{p} differs from {last}")  # 1: differs; else git could not tell
+    return dict(top=top, commits=cs, why=None)
+
+def git_version(path, commit: str) -> str|None:
+    "The text of the file `path` as `commit` holds it (`git show`); None outside git or where that commit has no such file."
+    p = Path(path).resolve()
+    top = git_top(p)
+    r = _git(top, 'show', f"{commit}:{p.relative_to(top).as_posix()}") if top else None
+    return r.stdout if r is not None and r.returncode == 0 else None
+
+def committed_at(path) -> datetime.datetime|None:
+    "When the commit holding the file `path` as it is on disk was made (the last commit that changed it); None when git does not prove it (`git_file`)."
+    g = git_file(path)
+    return None if g['why'] else g['commits'][0][1]
+
+def require_committed(path, what: str = 'prediction'):
+    "Refuse (`PredictionError`, one line naming the file) a `what` whose order git cannot prove; its proof (`git_file`) when it can."
+    g, p = git_file(path), Path(path)
+    if g['top'] is None: _fail(f"{g['why']}: a {what}'s order is proved by its commit; use it in a clone of the repository")
+    if g['why']: _fail(f"{g['why']}: a {what}'s order is proved by its commit; commit it (git add {p} && git commit -m '...' -- {p})"
+                       + (f" or restore the committed one (git checkout -- {p})" if g['commits'] else '') + ", then run again")
+    return g
+
 # %% ../nbs/07f_check.ipynb #3b1ef22a
 def run_check(pred_path, # the prediction file (JSON)
               runs_dir='runs/fullscale', # the check's study folder goes here
@@ -397,6 +476,7 @@ def run_check(pred_path, # the prediction file (JSON)
     started = now()
     p = Path(pred_path)
     pred, digest = load_prediction(p), sha256(p)
+    proof = git_file(p)  # as the file is when the check begins: an edit made later is no part of what ran
     over = dict(overrides or {}) | ({'device': device} if device else {})
     spec = check_spec(pred, over, tokens, name or check_name(pred, digest, over, tokens))
     st = load_study(spec)  # every cell's config is checked before anything is written
@@ -405,17 +485,14 @@ def run_check(pred_path, # the prediction file (JSON)
     ids = [c.id for c in st.cells]
     df = collect_results(res.study_dir)
     df = df[df['cell'].isin(ids)].reset_index(drop=True)
-    made, ran = pred['made_at'], when(started)
-    ended = _ended(res.study_dir, ids)
-    early = [c for c, t in ended.items() if t is not None and when(t) < when(made)]
-    after = ran > when(made)
-    blind = after and not early
+    made, ended = pred['made_at'], _ended(res.study_dir, ids)
+    after, blind = check_order(made, started, ended, proof)
+    commit = proof['commits'][0] if proof['commits'] and not proof['why'] else (None, None)
     rec = dict(kind=RECORD_KIND, version=qknorm_nb.__version__,
                prediction=dict(path=str(p), sha256=digest, made_at=made, target=pred['target'], basis=pred.get('basis'),
-                               failure_lr=pred['quantities']['failure_lr']),
-               checked_at=started, finished_at=now(), after_prediction=after,
-               blind=dict(ok=blind, cells_ended_before_prediction=early,
-                          note=blind_note(after, early)),
+                               failure_lr=pred['quantities']['failure_lr'],
+                               git=dict(commit=commit[0], committed_at=commit[1] and commit[1].isoformat(), why=proof['why'])),
+               checked_at=started, finished_at=now(), after_prediction=after, blind=blind,
                scale=scale, lrs=arm_lrs(pred), study=dict(name=st.name, dir=str(res.study_dir), spec=spec, states=res.states,
                                                           complete=res.complete, cells_ended=ended),
                results=_rows(df), score=_rows(score_check(pred, df)) if len(df) else [],

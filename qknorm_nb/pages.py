@@ -7,11 +7,12 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/pages.html.md"""
 # %% ../nbs/15_pages.ipynb #98938f1a
 from __future__ import annotations
 import datetime, math, subprocess
+import yaml
 from pathlib import Path
 import numpy as np, pandas as pd
 from IPython.display import Markdown, display
 from .arms import VARIANTS, QK_NORMS
-from .files import load_json, read_json, read_jsonl, sha256, ENDED, CURVE
+from .files import load_json, read_json, read_jsonl, read_yaml, sha256, ENDED, CURVE, StudyLoader
 from .config import RUNTIME_FIELDS
 from .metrics import OFF, fmt_num, tidy_runs, curve_key, design_axes
 from .verdicts import USEFUL, NOT_USEFUL_WORDS, MARGIN, plateau_lrs, necessity_bracket
@@ -20,18 +21,18 @@ from .plots import load_metrics, arm_label
 from .study import read_summary, cell_status
 from .refine import brackets
 from .ladder import ladder_dir, rung_table, rung_complete
-from .check import when, check_name, score_measures
+from .check import when, check_name, score_measures, git_top, git_file, git_version, committed_at  # git proves order (07f)
 from .sweep import collect_results
 from .forecast import point_inside  # the methods page's rule (06f)
 
 # %% auto #0
-__all__ = ['PAGE_QUANTITIES', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms', 'arm_key',
-           'cap_pair', 'gap_interval', 'shown_quantities', 'git_top', 'first_commit', 'first_file', 'made_before',
-           'draw_point', 'band', 'facet_views', 'refine_cost', 'fit_words', 'failure_kind', 'last_probe',
-           'first_signal', 'study_data', 'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of',
-           'trend_words', 'step_trend_words', 'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow',
-           'target_differs', 'weak_links', 'predicted', 'interval_width', 'check_state', 'check_order_words',
-           'check_scores', 'margin_words', 'necessity_words']
+__all__ = ['PAGE_QUANTITIES', 'RULE_ORDER', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms',
+           'arm_key', 'cap_pair', 'gap_interval', 'shown_quantities', 'first_commit', 'first_file', 'made_before',
+           'rule_leaves', 'judged_changes', 'rule_order', 'draw_point', 'band', 'facet_views', 'refine_cost',
+           'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data', 'source_cells', 'rung_state',
+           'corpus_words', 'shape_words', 'steps_of', 'trend_words', 'step_trend_words', 'trend_rows', 'short_reason',
+           'rung_ticks', 'failure_kinds', 'only_slow', 'target_differs', 'weak_links', 'predicted', 'interval_width',
+           'check_state', 'check_order_words', 'check_scores', 'margin_words', 'necessity_words']
 
 # %% ../nbs/15_pages.ipynb #7797b76f
 def md(s: str):
@@ -97,12 +98,6 @@ PAGE_QUANTITIES = dict(  # the one place a page picks and orders the scale quant
 )
 
 # %% ../nbs/15_pages.ipynb #e4c4d3e7
-def git_top(path) -> Path|None:
-    "The top of the git checkout holding `path`; None outside git."
-    try: out = subprocess.run(['git', '-C', str(path), 'rev-parse', '--show-toplevel'], capture_output=True, text=True, check=True)
-    except (subprocess.CalledProcessError, FileNotFoundError, NotADirectoryError): return None
-    return Path(out.stdout.strip()).resolve()
-
 def first_commit(path, glob: str = '') -> datetime.datetime|None:
     "When the earliest commit that added `path` (or a file under it matching `glob`; `path` may be a list of paths in one checkout) was made; None outside git or if never committed."
     paths = [Path(p).resolve() for p in (path if isinstance(path, (list, tuple)) else [path])]
@@ -125,6 +120,75 @@ def made_before(pairs) -> bool|None:
     "True when every (earlier, later) pair of times whose both ends are known is in order, False when one is not; None when no pair is known."
     ok = [a <= b for a, b in pairs if a is not None and b is not None]
     return all(ok) if ok else None
+
+# %% ../nbs/15_pages.ipynb #c6953472
+RULE_ORDER = ('came first', 'changed after, judged keys unchanged', 'changed after, judged keys changed')  # `rule_order`'s states
+
+def rule_leaves(d, at: str = '') -> dict:
+    "A parsed rule file as {dotted key: value} of its leaves (a list is one leaf)."
+    if not isinstance(d, dict) or (not d and at): return {at: d}
+    out = {}
+    for k, v in d.items(): out |= rule_leaves(v, f"{at}.{k}" if at else str(k))
+    return out
+
+def _sentence(v) -> bool: return isinstance(v, str) and any(ch.isspace() for ch in v.strip())  # words, not a number or a name
+
+def judged_changes(old: dict, new: dict) -> tuple[list, list, int]:
+    "(changed, reworded, compared): the keys of the rule `old` whose number, list or name differs in `new` ('key: old -> new'); those whose sentence was reworded or restructured; how many were compared."
+    o, n = rule_leaves(old), rule_leaves(new)
+    changed, reworded, compared = [], [], 0
+    for k, v in o.items():
+        if k == 'version': continue  # the rule's own version number changes with every version, by design
+        if _sentence(v):
+            if n.get(k, ...) != v: reworded.append(k)
+            continue
+        compared += 1
+        moved = [x for kk, x in n.items() if kk.startswith(f"{k}.")]  # the value became a mapping: kept when the mapping holds it
+        if k not in n and v in moved: reworded.append(k)
+        elif k not in n: changed.append(f"{k}: {v!r} -> (removed)")
+        elif n[k] != v or (type(n[k]) is bool) != (type(v) is bool): changed.append(f"{k}: {v!r} -> {n[k]!r}")
+    return changed, reworded, compared
+
+def rule_order(rule_file, # the rule file, as the page applies it (on disk)
+               cells_at: datetime.datetime|None, # when the first cell it judges was committed (`first_commit`); None: none yet
+              ) -> dict:
+    "Whether the rule came first, from git: `state` (one of `RULE_ORDER`, or None with `why`), the commit that came first (`before`), those `after` it, the keys `changed` and `reworded` since, and `words`, a sentence."
+    p = Path(rule_file)
+    g = git_file(p)
+    cs, top = g['commits'], g['top']  # newest first
+    out = dict(state=None, why=None, before=None, after=[], edited=False, changed=[], reworded=[])
+    no = lambda why: out | dict(why=why, words=f"{why}: the order of the rule and its cells cannot be shown from this checkout.")
+    if top is None or not cs: return no(g['why'])
+    before = [c for c in cs if cells_at is None or c[1] < cells_at]
+    if not before: return no(f"{p.name} was first committed {cs[-1][1].isoformat()} ({cs[-1][0][:7]}), not before the first cell it judges "
+                             f"({cells_at.isoformat()})")
+    h0, t0 = before[0]
+    after, edited = [c for c in cs if c not in before], g['why'] is not None  # an edit on disk, not committed: a change too
+    if edited and cells_at is None: return no(f"{g['why']}; no cell it judges is committed yet, so commit the rule before they run")
+    out |= dict(before=(h0, t0), after=after, edited=edited)
+    cells = f"the first cell it judges was committed {cells_at.isoformat()}" if cells_at else "no cell it judges is committed yet"
+    if not after and not edited:
+        return out | dict(state=RULE_ORDER[0], words=f"The rule ({p.name}) was last changed in {h0[:7]} at {t0.isoformat()}; "
+                                                     f"{cells}: **the rule came first**.")
+    parsed = lambda h: yaml.load(git_version(p, h) or '', Loader=StudyLoader)
+    old, new = parsed(h0), read_yaml(p)
+    vs = [old] + [parsed(h) for h, _ in reversed(after)]  # oldest first: a commit that changed no value changed comments only
+    same = {h for (h, _), a, b in zip(reversed(after), vs, vs[1:]) if a == b}
+    changed, reworded, n = judged_changes(old, new)
+    ver = lambda d: f"version {d['version']}" if isinstance(d, dict) and 'version' in d else None
+    v0 = ver(old) or f"the version of {h0[:7]}"
+    v1 = ver(new) if ver(new) != ver(old) else None
+    when_after = ', '.join([f"{t.isoformat()} ({h[:7]}{', comments only' * (h in same)})" for h, t in reversed(after)]
+                           + ['an edit not committed yet'] * edited)
+    head = (f"**{v0} of the rule ({p.name}) came first**: committed {t0.isoformat()} ({h0[:7]}), before the first cell it judges "
+            f"({cells_at.isoformat()}); the rule changed after its cells: {when_after}" + (f" ({v1} now)" if v1 else ''))
+    said = f"; reworded or restructured: {', '.join(reworded)}" if reworded else ''
+    if not changed:
+        return out | dict(state=RULE_ORDER[1], reworded=reworded,
+                          words=f"{head}, without changing a number or name of {v0} (all {n} compared{said}): these cells are judged by numbers fixed before them.")
+    return out | dict(state=RULE_ORDER[2], changed=changed, reworded=reworded,
+                      words=f"{head}, and {len(changed)} of the {n} numbers or names of {v0} differ now ({'; '.join(changed)}{said}): "
+                            "**these cells are judged by a rule changed after they ran**.")
 
 # %% ../nbs/15_pages.ipynb #e37e6bf6
 def draw_point(ax, x: float, v: float, lo: float, hi: float, flag: str = '', color=None) -> bool:
@@ -354,13 +418,13 @@ def check_state(pred_p, home) -> dict:
     cells = list((load_json(cdir/'study.json') or {}).get('cells') or {})
     ended = [c for c in cells if cell_status(cdir/c) in ENDED]
     sums = [load_json(cdir/c/'summary.json') or {} for c in ended]
-    t_pred = first_commit(pred_p)
+    t_pred, why = committed_at(pred_p), git_file(pred_p)['why']  # the commit holding the file as it is on disk; none when it differs
     t_cell = first_commit(cdir, '*/summary.json') if cdir.exists() else None
     t_file = first_file(cdir, 'config.json') if cdir.exists() and t_cell is None else None  # a check running here, not committed yet
     first = t_cell or t_file
-    return dict(pred=pred, dir=cdir, ended=ended, t_pred=t_pred, t_cell=t_cell, t_file=t_file,
+    return dict(pred=pred, dir=cdir, ended=ended, t_pred=t_pred, pred_why=why, t_cell=t_cell, t_file=t_file,
                 declared=len(cells) or sum(len(v) for v in ck['lrs'].values()) * len(ck['seeds']),  # from the prediction before the check starts
-                order='not started' if first is None else 'yes' if made_before([(t_pred, first)]) else 'NO',  # an uncommitted prediction: NO
+                order='not started' if first is None else 'yes' if made_before([(t_pred, first)]) else 'NO',  # an unproved prediction: NO
                 cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600,
                 machines=sorted({s.get('cpu') or 'machine not recorded' for s in sums}))
 
@@ -368,7 +432,8 @@ def check_order_words(st: dict) -> str:
     "When the prediction (`check_state`) was made and committed, and when the check's first cell was: whether it came first, in a sentence."
     when_cell = (f"committed {st['t_cell'].isoformat()}" if st['t_cell'] else
                  f"written here {st['t_file'].isoformat()} (not committed yet)" if st['t_file'] else 'not started')
-    return (f"**Predicted** {st['pred']['made_at']}, committed {st['t_pred'].isoformat() if st['t_pred'] else '(not committed)'}; "
+    committed = f"committed {st['t_pred'].isoformat()}" if st['t_pred'] else f"no commit proves it ({st.get('pred_why') or 'not committed'})"
+    return (f"**Predicted** {st['pred']['made_at']}, {committed}; "
             f"the check's first cell {when_cell}: made before the check ran: **{st['order']}**.")
 
 def check_scores(st: dict) -> tuple[str, pd.DataFrame|None]:

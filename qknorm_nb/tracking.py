@@ -191,10 +191,13 @@ def export_tensorboard(runs,            # a study folder, or a folder that holds
                        force: bool = False, # write cells that were exported before again
                       ) -> Exported:
     "Write every ended cell under `runs` as a TensorBoard run (metrics, layout, hparams and outcome); a damaged cell is left out and named (on stderr and in `.left_out`)."
-    check_tracker('tensorboard')
     runs = Path(runs)
     out = Path(out) if out else runs/'tb'
     studies = [runs] if (runs/'study.json').exists() else sorted(p.parent for p in runs.glob('**/study.json') if out not in p.parents)
+    if not any(any(sd.glob('*/summary.json')) for sd in studies):  # nothing to export: say why, not "0 cells written"
+        raise FileError(runs, "holds no study folder with cells under it (" + (f"{len(studies)} study folder(s), none with an ended cell: "
+                        "a cell folder holding summary.json" if studies else "no study.json") + "): give a study folder or a folder of studies")
+    check_tracker('tensorboard')
     done = Exported()
     for sd in studies:
         base = Path(sd.name) if sd == runs else sd.relative_to(runs)

@@ -19,6 +19,8 @@ same LRs, two seeds. The check's cells go to the corpus's runs folder; commit th
 It runs in the repository it lives in, from whatever folder it is started. A prediction is never made again once
 it was committed or its check ran: a missing one is restored from git (git checkout -- FILE), and a damaged one,
 a bad ladder file or a failed git command end with one line on stderr (exit status 2) before anything is written.
+Git proves the order (nbs/07f_check.ipynb, "Git proves order"): outside a git checkout nothing is predicted, and a
+prediction that is not committed, or differs on disk from its last commit, is refused before any check cell runs.
 """
 import argparse, os, subprocess, sys, tempfile
 from pathlib import Path
@@ -29,7 +31,7 @@ from qknorm_nb.data import DataError
 from qknorm_nb.files import FileError
 from qknorm_nb.ladder import LadderError, load_ladder
 from qknorm_nb.rungs import predict_moved
-from qknorm_nb.check import run_check, format_check, check_spec
+from qknorm_nb.check import run_check, format_check, check_spec, git_top, require_committed, PredictionError
 from qknorm_nb.study import load_study
 
 ROOT = Path(__file__).resolve().parent.parent  # the paths below are the repository's
@@ -72,8 +74,20 @@ def _targets(s: dict, lds: dict) -> list:
     return [(out/cf, cname, None if ct is None else dict(name=cname, **ct, x_name='tokens')),
             (out/ff, ft['name'], dict(ft, x_name='tokens'))]
 
+def check_git(s: dict):
+    "Before anything is read or written: the repository is a git checkout, and each committed prediction is on disk as committed."
+    if git_top(ROOT) is None:
+        raise PredictionError(f"{ROOT} is not inside a git checkout: a prediction's order is proved by its commit, so predictions "
+                              "are made and checked only in a clone of the repository")
+    for p in (Path(s['out'])/s['cpu'][0], Path(s['out'])/s['full'][0]):
+        if not tracked(p): continue  # made (or read back) and committed below
+        if not p.exists():
+            raise LadderError(f"{p} was committed but is missing here: restore it (git checkout -- {p}); one made now would come after its check")
+        require_committed(p)  # an edit not committed: no commit proves it came before the check's cells
+
 def predict(s: dict, commit: bool = True, where: Path|None = None) -> Path:
     "Write both predictions (read back when on file) and commit the new ones; the CPU check's path. `where`: write there, never commit."
+    if where is None: check_git(s)
     lds = {f: load_ladder(f, check_data=False) for f in {s['base'][0], s['start'][0], s['end'][0]}}
     b, st, e = [(lds[f], r) for f, r in (s['base'], s['start'], s['end'])]
     ts = _targets(s, lds)
@@ -114,6 +128,7 @@ if __name__ == '__main__':
         if a.show: print(show(s)); sys.exit(0)
         pred = predict(s)
         if a.predict: sys.exit(0)
+        require_committed(pred)  # committed just now or before: the check's cells come after its commit
         rec = run_check(pred, runs_dir=s['out'], workers=a.workers, device='cpu', progress=False)
     except (ConfigError, DataError, FileError, OSError, subprocess.CalledProcessError) as e:
         print(f"core_check: error: {e}", file=sys.stderr); sys.exit(2)
