@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from . import __version__
-from .config import RunConfig, make_config, resolve_device
+from .config import ConfigError, RunConfig, device_problem, make_config, resolve_device
 from .data import get_batch
 from .model import GPT, configure_optimizers
 from .probes import run_probes
@@ -188,6 +188,12 @@ def bench_config(shape: str, device: str, **overrides) -> RunConfig:
     return make_config(shape, **{**kw, **overrides})
 
 # %% ../nbs/13_bench.ipynb #ab4a9fe6
+def _usable(device: str) -> str:
+    "The concrete device, or the sweep's one line (`device_problem`) when this machine does not have it."
+    device = resolve_device(device)
+    if (why := device_problem(device)): raise ConfigError(why)  # not torch's AssertionError at the first tensor
+    return device
+
 def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
           device: str = 'auto',   # 'auto' picks cuda > mps > cpu
           rounds: int = 5,        # interleaved rounds
@@ -197,7 +203,7 @@ def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
           log=print, **overrides):
     "Tokens/s, MFU, peak memory and warm-up time of every variant for each shape, with ratios to `baseline`."
     import pandas as pd
-    device = resolve_device(device)
+    device = _usable(device)
     rows, peaks = [], {}
     for shape in shapes:
         cfg = bench_config(shape, device, **overrides)
@@ -360,8 +366,8 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
               parallel: bool = False, whole: bool = True, out: str | Path | None = None, log=print,
               **overrides) -> dict:
     "The whole benchmark: steps per shape, then the optional sweep-level costs; ratios printed last."
+    device = _usable(device)  # a GPU this machine lacks: one line before anything is measured or written
     if threads: torch.set_num_threads(threads)
-    device = resolve_device(device)
     res = dict(environment=environment(device))
     df = bench(shapes, device, rounds, steps_per_round, compile, memory, log=log, **overrides)
     res['steps'] = df.to_dict('records')

@@ -10,7 +10,7 @@ import contextlib, functools, os, platform, subprocess, time, warnings
 from pathlib import Path
 import torch
 from . import __version__
-from .config import RunConfig, resolve_device
+from .config import ConfigError, RunConfig, device_problem, resolve_device
 
 # %% auto #0
 __all__ = ['BF16_PAYS', 'ISA_FLAGS', 'autocast_for', 'cpu_bf16_speedup', 'warn_if_bf16_emulated', 'setup_device', 'fast_switches',
@@ -47,6 +47,7 @@ def warn_if_bf16_emulated(device: str, dtype: str):
 def setup_device(cfg: RunConfig) -> str:
     "Resolve `cfg.device`, set threads and TF32 as `cfg` asks, and return the concrete device."
     device = resolve_device(cfg.device)
+    if (why := device_problem(device)): raise ConfigError(why)  # cuda without CUDA: one line, not torch's AssertionError
     if cfg.threads: torch.set_num_threads(cfg.threads)
     warn_if_bf16_emulated(device, cfg.dtype)
     if device.startswith('cuda'):  # process-wide flags: set both ways, so a run never inherits another's

@@ -12,8 +12,8 @@ from pathlib import Path
 from .files import pid_alive, now, load_json
 
 # %% auto #0
-__all__ = ['STALE_AFTER', 'lock_path', 'read_lock', 'boot_id', 'lock_is_stale', 'lock_holder', 'acquire_lock', 'release_lock',
-           'cell_lock', 'sweep_marker', 'live_sweeps', 'clear_stale_lock']
+__all__ = ['STALE_AFTER', 'lock_path', 'read_lock', 'boot_id', 'process_start', 'holder_runs', 'lock_is_stale', 'lock_holder',
+           'acquire_lock', 'release_lock', 'cell_lock', 'sweep_marker', 'live_sweeps', 'clear_stale_lock']
 
 # %% ../nbs/07a_locks.ipynb #5a4077ca
 STALE_AFTER = 600.0  # seconds without a heartbeat after which another host's lock counts as abandoned
@@ -43,16 +43,37 @@ def boot_id() -> str|None:
 
 _BOOT = boot_id()  # read once: it cannot change while this process lives
 
+# %% ../nbs/07a_locks.ipynb #27dd96f6
+def process_start(pid) -> int|None:
+    "When process `pid` started, in clock ticks since boot (Linux `/proc/<pid>/stat`, field 22); None where that cannot be read."
+    try: return int(Path(f'/proc/{int(pid)}/stat').read_text().rsplit(')', 1)[1].split()[19])
+    except (OSError, ValueError, TypeError, IndexError): return None
+
+def _is_python(pid) -> bool:
+    "Whether process `pid` runs the Python interpreter or the `qknorm` script (True where its command line cannot be read)."
+    try: argv = Path(f'/proc/{int(pid)}/cmdline').read_bytes().split(b'\0')[:2]  # the interpreter, and a script it runs
+    except (OSError, ValueError, TypeError): return True
+    return any('python' in n or n == 'qknorm' for n in (Path(a.decode(errors='replace')).name for a in argv))
+
+def holder_runs(held: dict) -> bool:
+    "Whether the process that wrote lock `held` on this host still runs: its pid, and the start time it recorded (else a Python process)."
+    pid = held.get('pid')
+    if not pid_alive(pid): return False
+    start = process_start(pid)
+    if start is None: return True  # no /proc: the pid is all we can check
+    if held.get('pid_start') is not None: return held['pid_start'] == start  # that very process, not a namesake
+    return _is_python(pid)  # an older lock, or one written by hand: a sweep is a Python process
+
 # %% ../nbs/07a_locks.ipynb #216395cf
 def lock_is_stale(held: dict, # the lock's contents
                   path, # the lock file (its mtime is the holder's heartbeat)
                   stale_after: float = STALE_AFTER) -> bool:
-    "Whether the holder of a lock is gone: no heartbeat, our own requeued Slurm job, or on this host a dead pid, another boot or our own pid without our token."
+    "Whether the holder of a lock is gone: no heartbeat, our own requeued Slurm job, or on this host another boot, our own pid without our token, or a pid that no longer runs the process that wrote the lock."
     if _age(path) > stale_after: return True  # on any host: a live holder touches its lock every stale_after / 4
     if held.get('host') == socket.gethostname():
         if held.get('boot') and _BOOT and held['boot'] != _BOOT: return True  # written before a reboot
         if held.get('pid') == os.getpid(): return held.get('token') not in _HELD   # pids repeat after a restart
-        return not pid_alive(held.get('pid'))
+        return not holder_runs(held)  # gone, or its pid now runs another process (pid 1, a shell, ...)
     job = os.environ.get('SLURM_JOB_ID')
     return bool(job and held.get('job') == job)
 
@@ -83,7 +104,7 @@ def acquire_lock(cell_dir, stale_after: float = STALE_AFTER) -> dict|None:
     path = lock_path(cell_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     info = dict(pid=os.getpid(), host=socket.gethostname(), started=now(), job=os.environ.get('SLURM_JOB_ID'),
-                token=uuid.uuid4().hex, boot=_BOOT)
+                token=uuid.uuid4().hex, boot=_BOOT, pid_start=process_start(os.getpid()))
     for _ in range(10):
         try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
@@ -136,7 +157,7 @@ def sweep_marker(study_dir, stale_after: float = STALE_AFTER):
     d = Path(study_dir)/'.sweeps'
     d.mkdir(parents=True, exist_ok=True)
     info = dict(pid=os.getpid(), host=socket.gethostname(), started=now(), job=os.environ.get('SLURM_JOB_ID'),
-                token=uuid.uuid4().hex, boot=_BOOT)
+                token=uuid.uuid4().hex, boot=_BOOT, pid_start=process_start(os.getpid()))
     path = d/f"{info['token']}.json"
     path.write_text(json.dumps(info))
     _HELD.add(info['token'])

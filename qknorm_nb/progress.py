@@ -6,9 +6,11 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/progress.html.md"""
 
 # %% ../nbs/07d_progress.ipynb #221ac4be
 from __future__ import annotations
-import json, math, os, statistics, time
+import json, math, os, statistics, threading, time
 from collections import Counter
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 import pandas as pd
 from fastcore.basics import patch
@@ -16,11 +18,12 @@ from .config import is_num
 from .files import COMPLETE, ENDED, load_json
 from .metrics import curve_key
 from .verdicts import depth_key
-from .study import load_study, read_summary, with_refined, check_cell_folders
+from .study import StudyError, load_study, read_summary, with_refined, check_cell_folders
 from .locks import STALE_AFTER, lock_holder, live_sweeps
 
 # %% auto #0
-__all__ = ['cell_progress', 'Progress', 'cell_size', 'study_progress', 'coverage', 'ended_groups']
+__all__ = ['PROGRESS_EVERY', 'cell_progress', 'Progress', 'cell_size', 'ladder_hint', 'study_progress', 'progress_report',
+           'progress_lines', 'coverage', 'ended_groups']
 
 # %% ../nbs/07d_progress.ipynb #1ff06570
 def _tail_rows(path, nbytes: int = 1 << 16) -> list[dict]:
@@ -95,6 +98,26 @@ def eta(self: Progress) -> float|None:
     return left / len(self.running)
 
 
+# %% ../nbs/07d_progress.ipynb #77d017b1
+def _when(iso) -> float|None:
+    "A lock's `started` time (ISO 8601) as a Unix time; None if it is not one."
+    try: return datetime.fromisoformat(str(iso)).timestamp()
+    except ValueError: return None
+
+@patch
+def left(self: Progress, cid: str) -> float|None:
+    "Seconds until running cell `cid` ends (see above); None before its first logged step."
+    r = self.running[cid]
+    step, total = r.get('step'), r.get('max_iters')
+    if not step or not total: return None
+    done = min(1.0, step / total)
+    if self.walls:
+        sizes = self.done_sizes if len(self.done_sizes) == len(self.walls) else [1.0] * len(self.walls)
+        rate = statistics.median(w / z for w, z in zip(self.walls, sizes))
+        return rate * self.sizes.get(cid, statistics.median(sizes)) * (1 - done)
+    t0 = _when(r.get('started'))
+    return None if t0 is None or not r.get('updated') else max(0.0, r['updated'] - t0) * (1 - done) / done
+
 # %% ../nbs/07d_progress.ipynb #f93c4120
 @patch
 def note(self: Progress, cid: str) -> str:
@@ -128,18 +151,49 @@ def summary(self: Progress) -> str:
     return s
 
 
+# %% ../nbs/07d_progress.ipynb #1e101e69
+@patch
+def brief(self: Progress, cid: str) -> str:
+    "One running cell in one line, for a sweep's terminal: its id, latest step and losses, and the time left."
+    r, left = self.running[cid], self.left(cid)
+    if r.get('step') is None: return f"{cid}: starting"
+    s = f"{cid}: step {r['step']}/{r.get('max_iters')}"
+    if r.get('train_loss') is not None: s += f"  loss {r['train_loss']:.3f}"
+    if r.get('val_loss') is not None: s += f"  val {r['val_loss']:.3f}"
+    return s + (f"  ~{_duration(left)} left" if left is not None else '')
+
 # %% ../nbs/07d_progress.ipynb #45aff051
 def cell_size(cfg) -> float:
     "A cell's compute in relative units: layers × width² × tokens (the 12·L·d² weights times the tokens they see)."
     return float(cfg.n_layer * cfg.n_embd ** 2 * cfg.max_iters * cfg.tokens_per_step)
 
 
+# %% ../nbs/07d_progress.ipynb #29804782
+def ladder_hint(study, runs_dir='runs') -> str|None:
+    "The line that points to `qknorm ladder ... --plan` when `study` names a ladder's folder (a folder, or a name under `runs_dir`, with ladder.json); else None."
+    if not isinstance(study, (str, os.PathLike)): return None
+    for d in dict.fromkeys((Path(study).expanduser(), Path(runs_dir).expanduser()/str(study))):
+        if (d/'ladder.json').is_file():
+            rec = load_json(d/'ladder.json')
+            src = rec.get('source') if isinstance(rec, dict) and isinstance(rec.get('source'), str) else '<ladder file>'
+            runs = '' if d.parent.resolve() == Path('runs').resolve() else f" --runs-dir {d.parent}"  # `qknorm ladder` looks in runs/
+            return (f"{d} is a ladder's folder (it has ladder.json), not a study's: see its rungs and where each stands "
+                    f"with `qknorm ladder {src} --plan{runs}`")
+    return None
+
+def _load(study, runs_dir):
+    "The study `study_progress` reads; a ladder's folder named instead is refused with the command that shows it."
+    try: return load_study(study)
+    except StudyError as e:
+        if (hint := ladder_hint(study, runs_dir)): raise StudyError(hint) from None
+        raise
+
 # %% ../nbs/07d_progress.ipynb #15d8b9f3
 def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
                    runs_dir='runs', # the study's folder is runs_dir/<name>
                    stale_after: float = STALE_AFTER) -> Progress:
     "Read where a study's sweep stands (from any process on the same filesystem), without changing anything."
-    st = load_study(study)
+    st = _load(study, runs_dir)
     d = Path(runs_dir)/st.name
     check_cell_folders(st, d)  # as the sweep checks them: a study file the sweep refuses has no progress to show
     with_refined(st, d)  # the cells refinement added, too
@@ -159,6 +213,31 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
             running[c.id] = held | dict(max_iters=cfg.get('max_iters', c.config.max_iters)) | (cell_progress(d/c.id) or {})
     return Progress(d, states, running, walls, sizes, done_sizes, live_sweeps(d, stale_after))
 
+
+# %% ../nbs/07d_progress.ipynb #097b61a8
+PROGRESS_EVERY = 60.0  # seconds between a sweep's progress lines
+
+def progress_report(pr: Progress) -> list[str]:
+    "The lines a sweep writes for its running cells: one per cell, then the study's summary; none when nothing runs."
+    return [f"  {pr.brief(cid)}" for cid in pr.running] + [pr.summary()] if pr.running else []
+
+@contextmanager
+def progress_lines(st, # the sweep's Study (read, never changed)
+                   study_dir, # its folder, runs_dir/<name>
+                   write=print, # where the lines go (a tqdm bar's `write`, so the bar stays below them)
+                   every: float|None = None, # seconds between reports; None: PROGRESS_EVERY
+                   stale_after: float = STALE_AFTER):
+    "For a `with` block: every `every` seconds, `write` a line per running cell of the study and its summary (what `qknorm cells` shows)."
+    every, stop = every or PROGRESS_EVERY, threading.Event()
+    def report():
+        while not stop.wait(every):
+            try: lines = progress_report(study_progress(replace(st, cells=list(st.cells)), Path(study_dir).parent, stale_after))
+            except Exception: continue  # a folder caught mid-write: read again at the next tick
+            for l in lines: write(l)
+    t = threading.Thread(target=report, daemon=True, name='progress-lines')
+    t.start()
+    try: yield
+    finally: stop.set(); t.join()
 
 # %% ../nbs/07d_progress.ipynb #efe45ba4
 def coverage(spec: dict,       # the study declaration (study.json), with its `cells`

@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/samples.html.md"""
 
 # %% ../nbs/01b_samples.ipynb #16a82522
 from __future__ import annotations
-import hashlib, os
+import errno, hashlib, os
 from pathlib import Path
 from .data import DataError, EOT_MARKER, reachable
 from .files import atomic_write, sha256
@@ -48,6 +48,10 @@ def cut_stories(lines, # the raw file's lines as bytes (an open binary file, or 
     raise DataError(f"{name} has {n} story separator lines ({EOT_MARKER!r} on a line of its own); the sample needs {k}")
 
 # %% ../nbs/01b_samples.ipynb #df9be92b
+def _disk_full(e: BaseException) -> bool:
+    "Whether `e`, or the error it was raised from, is a full disk (ENOSPC)."
+    return any(isinstance(x, OSError) and x.errno == errno.ENOSPC for x in (e, e.__cause__, e.__context__))
+
 def _help(raw):
     return (f"Alternatives: download {raw} from the dataset {REPO} on the Hugging Face hub by any means and pass its "
             f"folder (`qknorm samples --raw DIR`), or run where the hub can be reached, or seed a Hugging Face cache "
@@ -67,6 +71,9 @@ def raw_file(raw: str, # a raw file name, e.g. 'TinyStories-valid.txt'
     offline = constants.HF_HUB_OFFLINE or os.environ.get('HF_HUB_OFFLINE', '') not in ('', '0') or not reachable(constants.ENDPOINT)
     try: return Path(hf_hub_download(REPO, raw, repo_type='dataset', revision=revision, cache_dir=cache_dir, local_files_only=offline))
     except Exception as e:
+        if _disk_full(e): raise DataError(f"the disk is full at the Hugging Face cache ({cache_dir or constants.HF_HUB_CACHE}) while "
+                                          f"downloading {raw}: free space there (or pass the raw files' folder, --raw DIR) and run the "
+                                          "same command again; the samples already written are kept") from None
         where = "the Hugging Face cache (the hub cannot be reached from here)" if offline else f"the hub ({constants.ENDPOINT})"
         raise DataError(f"{raw} of {REPO} is not in {where}: {type(e).__name__}. " + _help(raw)) from e
 
@@ -97,7 +104,17 @@ def make_samples(out_dir=DEFAULT_DIR, # where the samples go (the study files re
                                 f"(SHA-256 {sha256(p)[:12]}…, cut {new[:12]}…); it was left as it is: move it away to make it anew")
             report[name] = 'already there' + ('' if new == s['sha256'] else ', differs from the published text')
             continue
-        out_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write(p, text)  # never a half-written sample
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write(p, text)  # never a half-written sample
+        except OSError as e:
+            if not _disk_full(e): raise
+            raise DataError(_full_disk(out_dir, name, len(text), report)) from None
         report[name] = 'ok' if new == s['sha256'] else 'written, differs from the published text'
     return report
+
+def _full_disk(out_dir, name, size, report) -> str:
+    "The one line for a disk that filled up while writing sample `name`: where, what is kept, and what to do."
+    kept = f"the samples already there ({', '.join(report)}) are kept and are checked, not cut again" if report else "no sample was written"
+    return (f"the disk is full at {out_dir} (writing {name}, {size:,} bytes; no part of it is left): free space and "
+            f"run the same command again; {kept}")

@@ -404,6 +404,9 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     old_term = signal.signal(signal.SIGTERM, signal.default_int_handler) if threading.current_thread() is threading.main_thread() else None
     marked = ExitStack()
     marked.enter_context(sweep_marker(study_dir, stale_after))  # `qknorm cells` tells a gap between two cells from no sweep at all
+    if progress:  # every minute, each running cell's step, loss and time left above the bar, as `qknorm cells` shows them (07d_progress)
+        from qknorm_nb.progress import progress_lines
+        marked.enter_context(progress_lines(st, study_dir, bar.write))
     try:
         sweep(st.cells)
         r = 1
