@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .config import is_num
+from .arms import VARIANTS
 from .files import ENDED, FileError, read_yaml  # the statuses of an ended cell, and the one YAML reader (00_files)
 from .metrics import OFF, ResultsError, tidy_runs, text_entropies, design_axes, quoted
 from .files import CURVE
@@ -45,6 +46,8 @@ def check_rule(r: dict, where='rule') -> dict:
     a = r['arms']
     if not (isinstance(a, dict) and set(a) == {'off', 'on'} and a['off'] == OFF and isinstance(a['on'], str) and a['on'] != OFF):
         raise RuleError(f"{where}: arms={a!r} must be {{off: {OFF}, on: <a QK-norm variant>}}")
+    if a['on'] not in VARIANTS:  # a misspelt arm would otherwise select no run, and the study would look empty
+        raise RuleError(f"{where}: arms.on={a['on']!r} must be a QK-norm variant of the arms table: {', '.join(repr(v) for v in VARIANTS if v != OFF)}")
     return r
 
 def load_rule(path) -> dict:

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .files import COMPLETE, FileError, read_jsonl, read_yaml, need
-from .metrics import OFF, optimal_lr, fmt_num
+from .arms import VARIANTS
+from .metrics import OFF, optimal_lr, fmt_num, ResultsError, quoted
 from .verdicts import CRITERIA, USEFUL, failure_lr
 from .rule import RULE
 
@@ -22,23 +23,35 @@ __all__ = ['EDGES', 'SMALLEST_EDGE_MOVE', 'EDGE_WORDS', 'MECH_MEASURES', 'check_
 # %% ../nbs/06g_mechanism.ipynb #37a0fe1a
 EDGES = ('useful', 'failure')  # the not-useful edge (a usefulness bar) and the failure edge (diverged)
 
-def check_question(path, q: dict) -> dict:
-    "One question of a mechanism rule, checked: `id`, the mechanism `arm`, the `edge` it is about, its `words`."
+def check_question(path, q: dict, arms=None, i: int = 0) -> dict:
+    "One question of a mechanism rule, checked: `id`, the mechanism `arm` (one of the rule's `arms`, when given), the `edge` it is about, its `words`."
     if not isinstance(q, dict): raise FileError(path, f"holds a question that is not a mapping: {q!r}", 'questions')
     for k in ('id', 'arm', 'words'): need(path, q, k, 'str')
     need(path, q, 'edge', EDGES)
+    if arms is not None and q['arm'] not in arms:  # an arm the rule does not list is no arm its study compares
+        raise FileError(path, f"is {q['arm']!r}; it must be one of the rule's arms: {quoted(arms)}", f'questions[{i}].arm')
     return q
 
 # %% ../nbs/06g_mechanism.ipynb #97ddeb40
+def _whole(s) -> bool: return isinstance(s, int) and not isinstance(s, bool) and s >= 0
+
 def load_mechanism_rule(path) -> dict:
-    "The checked rule of a mechanism study (`studies/rules/mechanism.yaml`)."
+    "The checked rule of a mechanism study (`studies/rules/mechanism.yaml`): its arms in the arms table, its seeds whole numbers, each question about one of its arms."
     r = read_yaml(path)  # a missing file, a folder, bytes that are not text, a key given twice: a FileError naming it
     if not isinstance(r, dict): raise FileError(path, 'is not a mapping of rule keys')
     for k in ('study', 'reference'): need(path, r, k, 'str')
     need(path, r, 'criterion', tuple(CRITERIA))
     for k in ('arms', 'seeds', 'questions'):
-        if not isinstance(r.get(k), list) or not r[k]: raise FileError(path, 'must be a non-empty list', k)
-    r['questions'] = [check_question(path, q) for q in r['questions']]
+        if not isinstance(r.get(k), list) or not r[k]: raise FileError(path, f"is {r.get(k)!r}; it must be a non-empty list", k)
+    if r['reference'] not in VARIANTS: raise FileError(path, f"is {r['reference']!r}; it must be an arm of the arms table: {quoted(VARIANTS)}", 'reference')
+    for a in r['arms']:
+        if a not in VARIANTS or a == r['reference']:
+            raise FileError(path, f"holds {a!r}; each must be an arm of the arms table other than the reference {r['reference']!r}: {quoted(VARIANTS)}", 'arms')
+    if len(set(r['arms'])) < len(r['arms']): raise FileError(path, f"is {r['arms']!r}; each arm must be listed once", 'arms')
+    if not all(map(_whole, r['seeds'])) or len(set(r['seeds'])) < len(r['seeds']):
+        raise FileError(path, f"is {r['seeds']!r}; it must be a list of distinct whole numbers (the seeds the rule reads, e.g. [0, 1])", 'seeds')
+    r['questions'] = [check_question(path, q, r['arms'], i) for i, q in enumerate(r['questions'])]
+    r['file'] = str(path)  # where the rule came from: the checks against a study's results name it
     return r
 
 # %% ../nbs/06g_mechanism.ipynb #1a9778ed
@@ -100,7 +113,17 @@ def answers(df: pd.DataFrame,  # the mechanism study's results table (both old a
            ) -> pd.DataFrame:
     "One row per (question, edge): the reference and mechanism brackets, the move's interval in decades and its verdict."
     arms = [OFF, rule['reference'], *rule['arms']] if OFF in set(df['qk_norm']) else [rule['reference'], *rule['arms']]
-    e = arm_edges(common_cells(df, arms, rule['seeds']), rule['criterion']).set_index(['qk_norm', 'edge'])
+    where = rule.get('file', 'the mechanism rule')
+    ran = df[df['status'].isin(COMPLETE)]
+    lack_a = [a for a in arms if a not in set(ran['qk_norm'])]
+    lack_s = [s for s in rule['seeds'] if s not in set(ran['seed'])]
+    if lack_a or lack_s:  # the rule asks for what the study never ran: say what, rather than fail on an empty table
+        raise ResultsError(f"{where}: the study's results have no ended run of " + '; '.join(
+            [f"arm(s) {quoted(lack_a)} (it ran {quoted(sorted(set(ran['qk_norm'])))})"] * bool(lack_a)
+            + [f"seed(s) {', '.join(map(str, lack_s))} (it ran {', '.join(map(str, sorted(set(ran['seed']))))})"] * bool(lack_s)))
+    cc = common_cells(df, arms, rule['seeds'])
+    if not len(cc): raise ResultsError(f"{where}: no LR at which every arm ({quoted(arms)}) ended every seed ({', '.join(map(str, rule['seeds']))})")
+    e = arm_edges(cc, rule['criterion']).set_index(['qk_norm', 'edge'])
     rows = []
     for q in rule['questions']:
         for edge in sorted(EDGES, key=lambda x: x != q['edge']):  # the question's own edge first

@@ -16,11 +16,12 @@ from .files import ENDED, SETTINGS, CURVE, ARM, load_json, write_json  # statuse
 
 # %% auto #0
 __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'SPLIT', 'ENTROPIES', 'WORTSMAN_LRS', 'SENS_COLS', 'ResultsError', 'quoted',
-           'check_results', 'loss_at_init', 'failed', 'capped_loss', 'group_key', 'fmt_num', 'tidy_runs', 'design_axes',
-           'curve_key', 'per_facet', 'text_entropies', 'split_key', 'split_entropies', 'add_entropies', 'lr_curves',
-           'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds', 'curve_seeds', 'optimal_lr', 't_quantile', 't_interval',
-           'welch_interval', 'qk_variants', 'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid',
-           'edge_lrs', 'probe_signals', 'first_step']
+           'check_results', 'loss_at_init', 'failed', 'capped_loss', 'group_key', 'fmt_num', 'fmt_edge',
+           'fmt_threshold', 'tidy_runs', 'design_axes', 'curve_key', 'per_facet', 'text_entropies', 'split_key',
+           'split_entropies', 'add_entropies', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds',
+           'curve_seeds', 'optimal_lr', 't_quantile', 't_interval', 'welch_interval', 'qk_variants',
+           'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals',
+           'first_step']
 
 # %% ../nbs/06_metrics.ipynb #cbf79dde
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -115,10 +116,28 @@ def _runs(df, by=None):
 def group_key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value} (verdicts reads it too)
 
 # %% ../nbs/06_metrics.ipynb #f9ddcd96
-def fmt_num(x, missing='NaN') -> str:
-    "A number as every sentence and table writes it: 3 significant digits, 'inf'/'-inf' for an open end, `missing` for None or NaN."
+def fmt_num(x, missing='–') -> str:
+    "A number as every sentence and table writes it: 3 significant digits, '∞'/'-∞' for an open end, `missing` (a dash) for None or NaN: never 'nan' or 'inf'."
     # the one formatter of the analysis (verdicts, scaling and the pages call it): a change here changes every sentence alike
-    return missing if x is None or x != x else f'{x:.3g}'  # (the format itself writes 'inf' and '-inf')
+    if x is None or x != x: return missing
+    if x in (math.inf, -math.inf): return '∞' if x > 0 else '-∞'  # the format itself would write 'inf', a word no page says
+    return f'{x:.3g}'
+
+def _known(x) -> bool: return x is not None and x == x and 0 < x < math.inf  # an LR the grid read (0 and ∞: an open end)
+
+def fmt_edge(lo, hi, what: str = 'failure') -> str:
+    "A grid bracket [lo, hi] (the last LR every seed passed, the first a seed did not) as a sentence writes it: a censored side, or no bracket, in words."
+    if _known(lo) and _known(hi): return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
+    if _known(hi): return f"a {what} already at the grid's lowest LR (censored below {fmt_num(hi)})"
+    if _known(lo): return f"no {what} on the grid (censored above {fmt_num(lo)})"
+    return "not estimable: no LR read"
+
+def fmt_threshold(v, lo, hi, censored: str = '') -> str:
+    "A threshold with its interval as a sentence writes it, `v [lo, hi]`; censored beyond the grid, or with no point, in words."
+    if censored == 'above': return "not reached on the grid" + (f" (censored above {fmt_num(lo)})" if _known(lo) else " (censored above)")
+    if censored == 'below': return "reached at the grid's lowest LR" + (f" (censored below {fmt_num(hi)})" if _known(hi) else " (censored below)")
+    if v is None or v != v or v in (math.inf, -math.inf): return "not estimable" + (f" ({censored})" if censored else '')
+    return f"{fmt_num(v)} [{fmt_num(lo)}, {fmt_num(hi)}]"
 
 def tidy_runs(df: pd.DataFrame, # study results table
               by=None,          # grouping columns kept beside lr and seed (None: `curve_key`)

@@ -40,7 +40,7 @@ def md(s: str):
     display(Markdown(s))
 
 def fmt(x) -> str:
-    "A number as the pages write it: `metrics.fmt_num` (3 significant digits, 'inf' for an open end) with '–' when missing (None or NaN)."
+    "A number as the pages write it: `metrics.fmt_num` (3 significant digits, '∞' for an open end) with '–' when missing (None or NaN)."
     return fmt_num(x, missing='–')
 
 def bracket(lo, hi) -> str:
@@ -52,7 +52,8 @@ def iv(v, lo, hi) -> str:
     return f"{fmt(v)} {bracket(lo, hi)}"
 
 def ci(m, lo, hi, n=None) -> str:
-    "A signed difference with its t interval, `+m [lo, hi]` to 3 decimals ('(no interval)' when `lo` is NaN), and its seed count `n` when given."
+    "A signed difference with its t interval, `+m [lo, hi]` to 3 decimals ('(no interval)' when `lo` is NaN, 'not estimable' when `m` is), and its seed count `n` when given."
+    if m is None or m != m: return "not estimable" + (f" (n={n})" if n is not None else '')  # no seed to take a difference over
     return (f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]" if lo == lo else f"{m:+.3f} (no interval)") + (f" (n={n})" if n is not None else '')
 
 # %% ../nbs/15_pages.ipynb #d43bb11b

@@ -11,7 +11,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, curve_key, per_facet, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
-                               curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, group_key, fmt_num, ResultsError, quoted)
+                               curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, group_key, fmt_num, fmt_edge, ResultsError, quoted)
 from .files import CURVE, ARM, DEPTH  # the design, declared once (00_files)
 from .rule import RULE  # every number of the analysis rule (00c_rule)
 
@@ -329,8 +329,7 @@ def _h2(fo, fn, sg):
     tr_off = fo['lr_trained'] if fo['lr_trained'] == fo['lr_trained'] else 0.0
     ff_on = fn['lr_first_fail'] if fn['lr_first_fail'] == fn['lr_first_fail'] else np.inf
     higher, lower = bool(tr_on >= ff_off), bool(ff_on <= tr_off)
-    br = (f"failure brackets off [{fmt_num(fo['lr_trained'])}, {fmt_num(fo['lr_first_fail'])}], "
-          f"on [{fmt_num(fn['lr_trained'])}, {fmt_num(fn['lr_first_fail'])}]")
+    br = f"failure brackets off {fmt_edge(fo['lr_trained'], fo['lr_first_fail'])}, on {fmt_edge(fn['lr_trained'], fn['lr_first_fail'])}"
     sens = f"LR sensitivity (Wortsman range) off − on {_ci(sg['diff_wortsman'], sg['lo_wortsman'], sg['hi_wortsman'], sg['n_wortsman'], sg['t_wortsman'])}"
     if sg.get('missing_wortsman'): return None, f"{br}; no LR sensitivity on Wortsman's range: the grid lacks {sg['missing_wortsman']}"
     less, small = bool(sg['lo_wortsman'] > 0), bool(sg['hi_wortsman'] < SENS_EFFECT)

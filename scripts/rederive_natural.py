@@ -1,90 +1,163 @@
-"""Independent re-derivation of the TinyStories length study (runs/length-tinystories).
+"""Independent re-derivation of the TinyStories length study (runs/length-tinystories) and of what the README says about it.
 
 What it is: a standalone check of the numbers the notebooks and README report for the length ladder
-(4 layers, d=64, 300 / 800 / 2,000 / 6,100 steps), written from the rule files alone. It does NOT import
-the `qknorm_nb` package and was written without reading it: only the Python standard library and numpy.
+(4 layers, d=64, 300 / 800 / 2,000 / 6,100 steps), its mechanism studies and its core-shape check, written from the
+rule files alone. It does NOT import the `qknorm_nb` package: only the Python standard library and numpy. (The
+ladder's measures that score a rung's prediction, the "7 of 10", are not in the rule file; they are implemented
+here from their definitions on the methods and scale pages: the failure and not-useful LRs as the transition
+region with a logistic fit of P(fail | log10 LR) inside it, the optimal LR, the attention-logit LR, the necessity
+threshold and the gap at the optimum.)
 
-Run it from the repository root:
+Run it from anywhere:
 
-    python scripts/rederive_natural.py            # optional argument: another mechanism-study folder
+    python scripts/rederive_natural.py                 # the repository's README, runs and rules
+    python scripts/rederive_natural.py --readme X.md   # another README (a draft); --runs DIR, --rules DIR likewise
+    python scripts/rederive_natural.py MECH_DIR        # another mechanism-study folder, to exercise that code
 
 What it reads (nothing is written):
-  - studies/rules/analysis.yaml and studies/rules/mechanism.yaml: the margins and the smallest edge move
-    (the rest of the rule is implemented below, each step citing the rule's words);
+  - studies/rules/analysis.yaml and studies/rules/mechanism.yaml: the margins, the smallest edge move, the
+    best-plus bar and the mechanism seeds (the rest of the rule is implemented below, each step citing the rule's words);
   - ../shared/data/tinystories_valid_sample.txt: H1 and H2 recomputed from the validation text;
   - runs/length-tinystories/steps-s*/study.json, entropies.json, and per listed cell summary.json
-    (the loss, l0, status) and metrics.jsonl (the probes, for the 6,100-step mechanism table);
-  - runs/mechanism-tinystories (the same files), if it exists;
-  - runs/length-tinystories/prediction-core-ts-s6100.json and the core-shape check's folder beside it;
-  - runs/length-tinystories/predictions/steps-s6100.json, only to compare its recorded thresholds with
-    the ones derived here (nothing derived depends on it).
+    (the loss, l0, status, max_logit, n_params) and metrics.jsonl (the probes, for the 6,100-step mechanism table);
+  - runs/mechanism-tinystories and runs/mechanism-gains-tinystories (the same files), if they exist;
+  - runs/length-tinystories/predictions/*.json (each rung's prediction, scored here) and
+    prediction-core-ts-s6100.json with the core-shape check's folder beside it.
 
-Not computed: the logistic fit of P(fail | log10 LR) that the rule shows beside each edge bracket, and the
-gap verdicts' t intervals; the brackets, thresholds and intervals are.
+Only cells listed in a study.json that have a summary.json count (a running study is read as far as it has ended);
+a cell whose summary says `failed` (its kernel or process failed, not the model) is no outcome and is left out, and said.
 
-Only cells listed in a rung's study.json that have a summary.json count (a running rung is read as far as
-it has ended). The README blocks check what the README quotes, read from its text: the thresholds (half_gap,
-margin 0.05); once every cell of the mechanism study has ended, its two answers (brackets, move, verdict); every
-number of the headline paragraph ("The answer at the seed's length") and the mechanism bullet, written as the README
-writes it; and, once every cell of the core-shape check has ended, its score against the committed prediction.
+The README check is table-driven: `quotes()` lists, one entry per phrase, what the README may quote (the phrase as a
+pattern, the value re-derived here, and how the README writes it). Only what the README contains is checked: an
+entry whose phrase is not in it is listed as not quoted. Every sentence that holds a quoted phrase, and every
+sentence of the paragraphs the script is about (BLOCKS), is a checked sentence: each number and verdict word in it
+must be covered by an entry, re-derived here or stated as left out with the reason; any other is NOT RE-DERIVED.
+Exit status: 0 when every quote is reproduced, 1 when any DIFFERS or is NOT RE-DERIVED (the last line counts them),
+2 when an input cannot be read (one line on stderr, naming the file, the field and the value).
 """
+import argparse
 import hashlib
 import json
 import math
 import re
 import sys
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-LADDER = ROOT / "runs" / "length-tinystories"
 RUNGS = ["steps-s300", "steps-s800", "steps-s2000", "steps-s6100"]
-MECH = ROOT / "runs" / "mechanism-tinystories"
-GAINS = ROOT / "runs" / "mechanism-gains-tinystories"  # the gains refinement, once it has started
 VAL_TEXT = ROOT / ".." / "shared" / "data" / "tinystories_valid_sample.txt"
 OFF, ON = "none", "layernorm"  # the two arms of the length study
 CRITERIA = ["half_gap", "best_plus_0.5", "bigram", "unigram"]
 PRIMARY = "half_gap"  # analysis.yaml `useful`
-README = ROOT / "README.md"
-README_BULLET = "**Trained longer on TinyStories"  # the README bullet whose thresholds are checked, not used
-README_MECH = "**The mechanism, tested by arms"  # the README bullet whose mechanism edges and verdicts are checked
+LOGIT_LEVEL = 1e4     # the attention-logit LR: where the seed-median max logit first reaches 1e4 (the scale page)
+STATUSES = ("done", "diverged", "failed")  # what a summary.json may say: an ended cell
 
 
-def readme_bullet(start, path=README, until="\n- "):
-    """The README text that starts with `start`, up to `until` (the next bullet; "\n\n" for a paragraph), on one
-    line; None if there is none."""
-    text = path.read_text(encoding="utf-8")
-    i = text.find(start)
-    if i < 0:
+# ------------------------------------------------------------------------------------- paths and refusals
+class Refused(Exception):
+    """An input this script cannot read: the message names the file, the field, the value and what is allowed."""
+
+
+def rel(p):
+    """A path as the messages write it: relative to the repository when inside it."""
+    p = Path(p)
+    try:
+        return str(p.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(p)
+
+
+def configure(runs, rules, readme):
+    """The folders and files every function reads (set once, from the command line)."""
+    global RUNS, LADDER, MECH, GAINS, CHECK_PRED, RULES, README
+    RUNS, RULES, README = Path(runs), Path(rules), Path(readme)
+    LADDER = RUNS / "length-tinystories"
+    MECH = RUNS / "mechanism-tinystories"
+    GAINS = RUNS / "mechanism-gains-tinystories"  # the gains refinement, once it has started
+    CHECK_PRED = LADDER / "prediction-core-ts-s6100.json"
+
+
+def read_text(path):
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise Refused(f"{rel(path)} does not exist") from None
+    except IsADirectoryError:
+        raise Refused(f"{rel(path)} is a folder, not a file") from None
+    except UnicodeDecodeError as e:
+        raise Refused(f"{rel(path)} is not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise Refused(f"{rel(path)} cannot be read ({e.strerror})") from None
+
+
+def read_json(path, kind=dict):
+    """The JSON object (or `kind`) in `path`; a Refused naming the file when it is missing, torn or of another kind."""
+    text = read_text(path)
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise Refused(f"{rel(path)} is not valid JSON ({e.msg}, line {e.lineno}, column {e.colno}): a torn file?") from None
+    if not isinstance(d, kind):
+        raise Refused(f"{rel(path)} holds {json.dumps(d)[:40]}, not a JSON {'object' if kind is dict else kind.__name__}")
+    return d
+
+
+def need(path, d, key, ok, allowed, optional=False):
+    """d[key] when ok(d[key]) (or absent/null when `optional`); else a Refused naming the file, key, value, what is allowed."""
+    where = path if isinstance(path, str) else rel(path)
+    if d.get(key) is None and optional:
         return None
-    end = text.find(until, i)
-    return " ".join(text[i:end if end > 0 else len(text)].split())
+    if key not in d:
+        raise Refused(f"{where}: {key} is missing; it must be {allowed}")
+    if not ok(d[key]):
+        raise Refused(f"{where}: {key} is {d[key]!r}; it must be {allowed}")
+    return d[key]
 
 
-def readme_thresholds(path=README):
-    """{rung: (value, lo, hi)} as the README writes them: each "X [A, B] at N" of the bullet that starts
-    with README_BULLET ("... at 300 steps, ... at 2,000"); N is the rung's step count."""
-    bullet = readme_bullet(README_BULLET, path)
-    if bullet is None:
-        return {}
-    found = re.findall(r"(\d[\d.]*)\s+\[(\d[\d.]*),\s+(\d[\d.]*)\]\s+at\s+(\d[\d,]*)", bullet)
-    return {f"steps-s{n.replace(',', '')}": (v, lo, hi) for v, lo, hi, n in found}
+def is_num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def finite(x):
+    return is_num(x) and math.isfinite(x)
+
+
+def whole(x):
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 # ----------------------------------------------------------------------------------------- rule constants
-def rule_number(path, key):
-    """A scalar or flat list of a top-level key of a rule file (no yaml parser in the standard library)."""
-    m = re.search(rf"^{re.escape(key)}:\s*(\[[^\]]*\]|[-+0-9.e]+)", path.read_text(), re.M)
-    return json.loads(m.group(1))
+def rule_value(path, key):
+    """A top-level key of a rule file, read without a yaml parser (not in the standard library): its value as
+    JSON (a number, a flat list of numbers, a quoted string), else its raw text; a Refused when it is missing."""
+    m = re.search(rf"^{re.escape(key)}:[ \t]*([^#\n]*?)[ \t]*(?:#.*)?$", read_text(path), re.M)
+    if m is None:
+        raise Refused(f"{rel(path)}: {key} is missing")
+    try:
+        return json.loads(m.group(1))
+    except json.JSONDecodeError:
+        return m.group(1)
 
 
-RULES = ROOT / "studies" / "rules"
-MARGINS = rule_number(RULES / "analysis.yaml", "margins")        # [0.0, 0.05, 0.1]
-MARGIN = rule_number(RULES / "analysis.yaml", "margin")          # 0.05, the primary one
-SMALLEST_MOVE = rule_number(RULES / "analysis.yaml", "smallest_edge_move")  # 0.5 decades
-MECH_SEEDS = rule_number(RULES / "mechanism.yaml", "seeds")      # [0, 1]
+def load_rules():
+    """The rule's numbers this script computes with, each checked (a Refused names the file, key, value and what is allowed)."""
+    global MARGINS, MARGIN, SMALLEST_MOVE, MECH_SEEDS, BEST_PLUS
+    a, m = RULES / "analysis.yaml", RULES / "mechanism.yaml"
+    rule = {"margins": rule_value(a, "margins"), "margin": rule_value(a, "margin"),
+            "smallest_edge_move": rule_value(a, "smallest_edge_move")}
+    need(a, rule, "margins", lambda v: isinstance(v, list) and v and all(finite(x) and x >= 0 for x in v),
+         "a non-empty list of numbers >= 0 (nats)")
+    need(a, rule, "margin", lambda v: finite(v) and v in rule["margins"], f"a number among margins {rule['margins']} (nats)")
+    need(a, rule, "smallest_edge_move", lambda v: finite(v) and v > 0, "a number > 0 (decades)")
+    seeds = {"seeds": rule_value(m, "seeds")}
+    need(m, seeds, "seeds", lambda v: isinstance(v, list) and v and all(whole(s) and s >= 0 for s in v),
+         "a non-empty list of whole numbers (the seeds the rule reads)")
+    MARGINS, MARGIN, SMALLEST_MOVE, MECH_SEEDS = rule["margins"], rule["margin"], rule["smallest_edge_move"], seeds["seeds"]
+    # the best-plus bar of the family (`criteria: best_plus_0.5: bar: best + 0.5`); None if the rule has no such bar
+    bp = re.search(r"^\s+bar:\s*best \+ ([0-9.]+)", read_text(a), re.M)
+    BEST_PLUS = float(bp.group(1)) if bp else None
 
 
 # ------------------------------------------------------------------------------------------- formatting
@@ -100,12 +173,6 @@ def g(x, d=3):
 def sf2(x):
     """Two significant figures with trailing zeros kept (0.0070, not 0.007), as the README writes them."""
     return "-" if x is None else f"{x:#.2g}".rstrip(".")
-
-
-def twice_rounded(x):
-    """x rounded to 3 significant figures, then that decimal rounded half-up to 2 (a double rounding)."""
-    d3 = Decimal(f"{x:.3g}")
-    return d3.quantize(Decimal(1).scaleb(d3.adjusted() - 1), rounding=ROUND_HALF_UP)
 
 
 def bracket(lo, hi, d=3):
@@ -153,7 +220,10 @@ def file_entropies(folder):
     p = folder / "entropies.json"
     if not p.exists():
         return None
-    entry = next(iter(json.loads(p.read_text()).values()))
+    d = read_json(p)
+    entry = next(iter(d.values()), None)
+    if not isinstance(entry, dict) or not finite(entry.get("h1")) or not finite(entry.get("h2")):
+        raise Refused(f"{rel(p)}: its entry is {json.dumps(entry)[:60]}; it must hold finite h1 and h2 (nats)")
     return entry["h1"], entry["h2"]
 
 
@@ -168,6 +238,8 @@ class Run:
         self.l0 = float(summ["l0"])
         self.status = summ.get("status")
         self.wall_time = summ.get("wall_time") or 0.0
+        self.max_logit = summ.get("max_logit")  # None where the run recorded none
+        self.n_params = summ.get("n_params")
         full = summ.get("final_val_loss_full")
         # analysis.yaml `loss` / `loss_fallback`: the full evaluation, else the short final one
         self.short_eval = not summ.get("final_val_tokens") or full is None
@@ -189,17 +261,60 @@ def arm_of(cfg):
     return qk
 
 
-def load_study(folder):
-    """(runs that ended, cells listed but not ended, number listed); only cells in study.json count."""
-    cells = json.loads((folder / "study.json").read_text())["cells"]
-    runs, pending = [], []
+def check_cell(path, name, cfg):
+    """A cell's settings in study.json, checked: the fields every table sorts by."""
+    where = f"{rel(path)}: cells.{name}"
+    if not isinstance(cfg, dict):
+        raise Refused(f"{where} is {cfg!r}; it must be a mapping of the cell's settings")
+    if "arm" not in cfg:
+        need(where, cfg, "qk_norm", lambda v: isinstance(v, str), "a string (the arm)")
+    need(where, cfg, "lr", lambda v: finite(v) and v > 0, "a number > 0")
+    need(where, cfg, "seed", whole, "a whole number")
+    return cfg
+
+
+def check_summary(path, s):
+    """A summary.json a run could have written: a status in STATUSES; for a done or diverged run a finite l0, and
+    numbers (or null) where the rule reads numbers."""
+    need(path, s, "status", lambda v: v in STATUSES, f"one of {', '.join(map(repr, STATUSES))}")
+    if s["status"] == "failed":
+        return s  # no outcome: nothing else is read
+    need(path, s, "l0", finite, "a finite number (the loss at initialisation)")
+    for k in ("final_val_loss", "final_val_loss_full", "wall_time", "max_logit"):
+        need(path, s, k, is_num, "a number or null", optional=True)
+    for k in ("final_val_tokens", "n_params"):
+        need(path, s, k, whole, "a whole number or null", optional=True)
+    full = s.get("final_val_tokens") and s.get("final_val_loss_full") is not None
+    if s["status"] == "done" and not finite(s["final_val_loss_full"] if full else s.get("final_val_loss")):
+        raise Refused(f"{rel(path)}: final_val_loss is {s.get('final_val_loss')!r}; a 'done' run must have a finite one")
+    return s
+
+
+def load_study(folder, what="study"):
+    """(runs that ended, cells listed but not ended, number listed, failed cells); only cells in study.json count."""
+    spec = read_json(folder / "study.json")
+    cells = need(folder / "study.json", spec, "cells", lambda v: isinstance(v, dict) and v, "a non-empty mapping of cells")
+    runs, pending, failed = [], [], []
     for name, cfg in cells.items():
+        cfg = check_cell(folder / "study.json", name, cfg)
         p = folder / name / "summary.json"
         if p.exists():
-            runs.append(Run(name, cfg, json.loads(p.read_text()), folder / name))
+            s = check_summary(p, read_json(p))
+            if s["status"] == "failed":
+                failed.append(name)
+            else:
+                runs.append(Run(name, cfg, s, folder / name))
         else:
             pending.append((arm_of(cfg), float(cfg["lr"]), int(cfg["seed"])))
-    return runs, sorted(pending), len(cells)
+    if failed:  # analysis.yaml `collapse.words`: runs whose cell failed are not outcomes and are not counted
+        print(f"  {rel(folder)}: {len(failed)} failed cell(s) left out (no outcome: the kernel or process failed): "
+              + ", ".join(failed))
+    return runs, sorted(pending), len(cells), failed
+
+
+def study_cfg(folder):
+    """The settings of a study's first listed cell (the shape every cell shares)."""
+    return next(iter(read_json(folder / "study.json")["cells"].values()))
 
 
 def select(runs, arm=None, lr=None, seed=None):
@@ -354,12 +469,14 @@ def fmt_edge(e):
 # --------------------------------------------------------------------------------------- probes (s6100)
 def probe_measures(run):
     """Per-run probe measures from metrics.jsonl (probe lines carry max_logit), finite values only."""
-    probes = []
-    with open(run.folder / "metrics.jsonl") as f:
-        for line in f:
+    probes, path = [], run.folder / "metrics.jsonl"
+    for i, line in enumerate(read_text(path).splitlines(), 1):
+        try:
             rec = json.loads(line)
-            if "max_logit" in rec:
-                probes.append(rec)
+        except json.JSONDecodeError as e:
+            raise Refused(f"{rel(path)}: line {i} is not valid JSON ({e.msg}): a torn file?") from None
+        if isinstance(rec, dict) and "max_logit" in rec:
+            probes.append(rec)
 
     def fin(xs):
         return [x for x in xs if x is not None and math.isfinite(x)]
@@ -401,7 +518,7 @@ def mechanism_table(runs, arms):
             rs = select(runs, arm, lr)
             ms = [probe_measures(r) for r in rs]
             for r, m in zip(rs, ms):  # the summary's own per-run maxima, as a cross-check of the reading
-                s = json.loads((r.folder / "summary.json").read_text())
+                s = read_json(r.folder / "summary.json")
                 total += 1
                 agree += all(s.get(k) is None or m[k] is None or abs(s[k] - m[k]) <= 1e-6 * max(1, abs(s[k]))
                              for k in ("max_logit", "max_log_z"))
@@ -415,14 +532,18 @@ def mechanism_table(runs, arms):
 
 # ------------------------------------------------------------------------------------------ one rung
 def report_rung(name, h1, h2):
+    """Print one rung's numbers under every criterion and margin; return what the README table reads of it."""
     folder = LADDER / name
-    runs, pending, listed = load_study(folder)
+    runs, pending, listed, failed = load_study(folder)
     print(f"\n=== {name}: {len(runs)}/{listed} cells ended, {sum(r.failed for r in runs)} failed "
           f"({', '.join(f'{a} {sum(r.failed for r in select(runs, a))}' for a in (OFF, ON))})")
     if pending:
         print("  not ended yet: " + "; ".join(
             f"{a} LR {g(lr)} seeds {[s for b, l, s in pending if (b, l) == (a, lr)]}"
             for a, lr in sorted({(a, lr) for a, lr, _ in pending})))
+    if not select(runs, OFF) or not select(runs, ON):
+        raise Refused(f"{rel(folder)}: no ended cell of the arm {OFF if not select(runs, OFF) else ON}: "
+                      "a rung needs both arms before anything can be read")
     short = [r for r in runs if r.short_eval and not r.failed]
     print(f"  runs scored by the short-evaluation fallback (not failed): {len(short)}")
     low = [r.name for r in runs if r.status == "diverged" and math.isfinite(r.loss) and r.loss < r.l0]
@@ -446,7 +567,7 @@ def report_rung(name, h1, h2):
                if select(runs, OFF, lr) and select(runs, ON, lr) else None)
         print(f"    {g(lr):<8} {cols[0]:>18}  {cols[1]:>18}   {'-' if gap is None else f'{gap:+.4f}'}")
 
-    results = {}
+    results, edges = {}, {}
     for crit in CRITERIA:
         bar = bs[crit]
         print(f"  -- criterion {crit} (bar {bar:.4f})")
@@ -463,13 +584,146 @@ def report_rung(name, h1, h2):
             print(f"                  interval {bracket(ilo, ihi)} (2 s.f. {bracket(ilo, ihi, 2)}); per seed: {seeds}")
             results[(crit, margin)] = (grp, ilo, ihi)
         for a in (OFF, ON):
-            fail, useless, b = arm_edges(runs, a, bar)
+            fail, useless, b = edges.setdefault(crit, {})[a] = arm_edges(runs, a, bar)
             print(f"     {a:<9} failure edge {fmt_edge(fail)}")
             print(f"     {'':<9} not-useful edge (LRs >= own best {g(b)}) {fmt_edge(useless)}")
     if name == "steps-s6100":
         print("  mechanism table (seed means; max over the run's probes and layers unless 'last'):")
         mechanism_table(runs, (OFF, ON))
-    return results
+    steps = {int(c["max_iters"]) for c in read_json(folder / "study.json")["cells"].values() if "max_iters" in c}
+    return dict(name=name, runs=runs, results=results, edges=edges, bars=bs, lstar=lstar, cfg=study_cfg(folder),
+                steps=steps.pop() if len(steps) == 1 else int(name.split("-s")[-1]), complete=len(runs) == listed)
+
+
+# ---------------------------------------------------------------------------- the ladder's measures (scale page)
+def fail_fit(lrs, bad):
+    """The logistic fit of P(fail | log10 LR) beside an edge (analysis.yaml `edges`), by maximum likelihood:
+    (lr50, the upper end of its 95% Wald interval, kind). Runs perfectly separated by LR have no finite slope: their
+    lr50 is the log-midpoint of the last good and first bad LR ('separated'); a transition sharper than the grid can
+    resolve ('quasi-separated') widens the upper end to the first LR above the mixed ones."""
+    x, y = np.log10(np.asarray(lrs, dtype=float)), np.asarray(bad, dtype=float)
+    if y.min() == y.max():
+        return None, None, "no flip"
+    x_ok, x_bad = x[y == 0].max(), x[y == 1].min()
+    if x_ok < x_bad:
+        return 10 ** ((x_ok + x_bad) / 2), 10 ** x_bad, "separated"
+    xc = x.mean()  # centred: a well-conditioned Newton step
+    X = np.stack([np.ones_like(x), x - xc], 1)
+    w = np.zeros(2)
+    for _ in range(100):  # a quasi-separated sample has no finite MLE: the slope grows, lr50 settles
+        p = 1 / (1 + np.exp(-np.clip(X @ w, -700, 700)))
+        info = X.T @ (X * (p * (1 - p))[:, None]) + 1e-9 * np.eye(2)  # the Fisher information (kept invertible)
+        step = np.linalg.solve(info, X.T @ (y - p))
+        w += step
+        if np.abs(step).max() < 1e-12:
+            break
+    a, b = w
+    if b <= 0:
+        return None, None, "not increasing"
+    x50 = -a / b
+    grad = np.array([-1 / b, a / b ** 2])  # d x50 / d(a, b): the delta method
+    hi = 10 ** (x50 + xc + 1.959963984540054 * math.sqrt(max(float(grad @ np.linalg.inv(info) @ grad), 0.0)))
+    grid = np.unique(x)
+    if 2 * math.log(9) / b < np.diff(grid).min():  # 10%-90% narrower than a grid step
+        above = grid[grid > x_ok]
+        return 10 ** (x50 + xc), (max(hi, 10 ** above.min()) if len(above) else math.inf), "quasi-separated"
+    return 10 ** (x50 + xc), hi, "logistic"
+
+
+def transition(runs, arm, bad, lrs):
+    """The failure (or not-useful) LR as the scale page measures it: (point, lo, hi, censored). The region from the last
+    LR at which every seed was good to the first at which every seed was bad (else the fit's upper end), the point
+    the fit's lr50 clipped to it; censored (no point) when no LR, or the lowest, is bad."""
+    per = [(lr, [bad(r) for r in select(runs, arm, lr)]) for lr in lrs]
+    per = [(lr, b) for lr, b in per if b]
+    i = next((k for k, (_, b) in enumerate(per) if any(b)), len(per))
+    if i == len(per):
+        return None, per[-1][0], math.inf, "above"
+    if i == 0:
+        return None, 0.0, per[0][0], "below"
+    tr, ff = per[i - 1][0], per[i][0]
+    all_bad = next((lr for lr, b in per[i:] if all(b)), None)
+    rs = [r for r in select(runs, arm) if r.lr in set(lrs)]
+    lr50, fit_hi, _ = fail_fit([r.lr for r in rs], [bad(r) for r in rs])
+    hi = all_bad if all_bad is not None else max(x for x in (fit_hi, ff) if x is not None)
+    v = lr50 if lr50 is not None else math.sqrt(tr * ff)
+    return min(max(v, tr), hi), tr, hi, ""
+
+
+def grid_edge(lrs, i):
+    """Point, lo, hi, censored of an edge first reached at index i of the sorted grid (i = len: never)."""
+    if i >= len(lrs):
+        return None, lrs[-1], math.inf, "above"
+    if i == 0:
+        return None, 0.0, lrs[0], "below"
+    return math.sqrt(lrs[i - 1] * lrs[i]), lrs[i - 1], lrs[i], ""
+
+
+def rung_measures(rung):
+    """{(measure, arm): (point or None, lo, hi, censored)}: the ten measures a rung's prediction names, observed."""
+    runs, out = rung["runs"], {}
+    bar = rung["bars"][PRIMARY]
+    grp, ilo, ihi = rung["results"][(PRIMARY, MARGIN)]
+    for a in (OFF, ON):
+        lrs = lrs_of(runs, a)
+        out[("failure_lr", a)] = transition(runs, a, lambda r: r.failed, lrs)
+        best_lr = arm_best_lr(runs, a)  # the not-useful LR is read at or above the arm's own best LR
+        out[("useful_lr", a)] = transition(runs, a, lambda r: r.failed or r.loss > bar, [lr for lr in lrs if lr >= best_lr])
+        i = lrs.index(best_lr)  # the optimum, half a grid step (in log LR) either side; censored at the grid's ends
+        out[("lr_star", a)] = (None if i in (0, len(lrs) - 1) else best_lr,
+                               math.sqrt(lrs[i - 1] * best_lr) if i > 0 else 0.0,
+                               math.sqrt(best_lr * lrs[i + 1]) if i < len(lrs) - 1 else math.inf,
+                               "below" if i == 0 else "above" if i == len(lrs) - 1 else "")
+        med = [(lr, median_or_none([r.max_logit for r in select(runs, a, lr)
+                                    if r.max_logit is not None and not math.isnan(r.max_logit)])) for lr in lrs]
+        med = [(lr, m) for lr, m in med if m is not None]
+        out[("logit_lr", a)] = grid_edge([lr for lr, _ in med], next((k for k, (_, m) in enumerate(med) if m >= LOGIT_LEVEL), len(med)))
+    kind = grp["kind"]
+    out[("necessity", ON)] = (grp["value"], 0.0 if kind == "below" else ilo, math.inf if kind == "above" else ihi,
+                              "" if kind == "value" else kind)
+    gap = seed_mean(runs, OFF, arm_best_lr(runs, OFF)) - seed_mean(runs, ON, arm_best_lr(runs, ON))
+    out[("opt_gap", ON)] = (gap, None, None, "")
+    return out
+
+
+def score_rung(pred, obs):
+    """[(measure, arm, verdict)]: each predicted measure (value not null) against the observed one: 'inside' when the
+    observed point lies in the predicted interval, 'outside' when beyond it (or a censored observation lies wholly
+    beyond it), 'not scored' otherwise (the methods page's rule)."""
+    rows = []
+    for q, per in pred.get("quantities", {}).items():
+        for a, p in per.items():
+            if p.get("value") is None:
+                continue  # not predicted: not scored
+            if (q, a) not in obs:
+                rows.append((q, a, "not scored"))
+                continue
+            v, lo, hi, _ = obs[(q, a)]
+            if v is not None:
+                rows.append((q, a, "inside" if p["lo"] <= v <= p["hi"] else "outside"))
+            else:
+                rows.append((q, a, "outside" if lo > p["hi"] or hi < p["lo"] else "not scored"))
+    return rows
+
+
+def report_predictions(rungs):
+    """Each rung's committed prediction scored against its observed measures: {rung: (inside, scored)}."""
+    print("\n=== the rungs' predictions, scored (the methods page's rule: the observed point inside the predicted interval)")
+    out = {}
+    for p in sorted((LADDER / "predictions").glob("*.json")) if (LADDER / "predictions").is_dir() else []:
+        rung = rungs.get(p.stem)
+        if rung is None or not rung["complete"]:
+            print(f"  {p.stem}: its rung has not ended every cell: not scored")
+            continue
+        obs = rung_measures(rung)
+        rows = score_rung(read_json(p), obs)
+        scored = [v for _, _, v in rows if v != "not scored"]
+        out[p.stem] = (scored.count("inside"), len(scored))
+        for q, a, v in rows:
+            o = obs.get((q, a))
+            print(f"    {q:<11} {a:<10} observed {g(o[0]) if o and o[0] is not None else 'censored ' + (o[3] if o else '?')}: {v}")
+        print(f"  {p.stem}: {out[p.stem][0]} of {out[p.stem][1]} scored measures inside their interval")
+    return out
 
 
 # ---------------------------------------------------------------------------------- mechanism study
@@ -481,30 +735,34 @@ def edge_move(a, b):
     if lower > 0 or upper < 0:
         verdict = f"supported (the edge moves {'up' if lower > 0 else 'down'})"
     elif -SMALLEST_MOVE < lower and upper < SMALLEST_MOVE:
-        verdict = "not supported (bounded inside +-0.5 decades)"
+        verdict = f"not supported (bounded inside +-{SMALLEST_MOVE:g} decades)"
     else:
         verdict = "inconclusive"
     return lower, upper, verdict
 
 
 def report_mechanism(folder, h1, h2):
-    print(f"\n=== mechanism study ({folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder})")
+    """Print a mechanism study's edges and answers; return what the README table reads of it (None: no study yet)."""
+    print(f"\n=== mechanism study ({rel(folder)})")
     if not (folder / "study.json").exists():
-        print("  does not exist yet (no study.json): the two questions of studies/rules/mechanism.yaml are not answered")
-        return
-    runs, pending, listed = load_study(folder)
-    complete = len(runs) == listed  # the rule reads the study once every cell has ended
+        print("  does not exist yet (no study.json): its questions (studies/rules/mechanism*.yaml) are not answered")
+        return None
+    runs, pending, listed, failed = load_study(folder)
+    cells = read_json(folder / "study.json")["cells"].values()
+    state = dict(folder=folder, complete=len(runs) == listed, listed_lrs=sorted({float(c["lr"]) for c in cells}),
+                 cfg=study_cfg(folder), steps={int(c["max_iters"]) for c in cells if "max_iters" in c},
+                 answers=None, runs=[], lrs=[], edges={})
     # the arms the study holds (mechanism-gains-tinystories, the refinement, holds only layernorm and layernorm_nogain)
     arms = [a for a in ("none", "layernorm", "layernorm_nogain", "layernorm_zloss") if select(runs, a) or
             any(p[0] == a for p in pending)]
     print(f"  {len(runs)}/{listed} cells ended; arms found: {sorted({r.arm for r in runs})}")
-    # mechanism.yaml `group` (and mechanism-gains.yaml's): seeds 0 and 1 only, and the LRs at which every arm ended both seeds
+    # mechanism.yaml `group` (and mechanism-gains.yaml's): its seeds only, and the LRs at which every arm ended them all
     runs = [r for r in runs if r.seed in MECH_SEEDS and r.arm in arms]
     lrs = [lr for lr in lrs_of(runs) if all(select(runs, a, lr, s) for a in arms for s in MECH_SEEDS)]
     runs = [r for r in runs if r.lr in lrs]
-    if not runs:
-        print("  no LR has both seeds of every arm ended yet")
-        return
+    if not runs or ON not in arms:
+        print(f"  no LR has seeds {MECH_SEEDS} of every arm ended yet (the reference arm {ON} among them)")
+        return state
     print(f"  group: seeds {MECH_SEEDS}, LRs {[g(lr) for lr in lrs]}")
     answers = {}
     lstar, barm, blr = best(runs)
@@ -523,141 +781,43 @@ def report_mechanism(folder, h1, h2):
                 print(f"     {arm} vs layernorm, {kind} edge ({role}): move [{g(lo)}, {g(hi)}] decades: {verdict}")
                 if crit == PRIMARY and kind == primary:
                     answers[arm] = (edges["layernorm"][idx], edges[arm][idx], lo, hi, verdict)
+        if crit == PRIMARY:
+            state["edges"] = edges
     print("  measures (seed means):")
     mechanism_table(runs, arms)
-    return answers if complete else None
-
-
-def say_found(label, want, text, where="the bullet"):
-    """Print whether every string of `want` appears in `text`: "reproduced", or which are missing from `where`."""
-    missing = [w for w in want if w not in text]
-    print(f"  {label}{', '.join(want)}: " + ("reproduced" if not missing else f"DIFFERS (not in {where}: {missing})"))
-
-
-def quoting_bullet(start, complete, what, path=README):
-    """The README bullet starting `start`, to be checked against `what`; None (said why) when there is no such
-    bullet, or when it quotes a study not every cell of which has ended (`complete` False)."""
-    bullet = readme_bullet(start, path)
-    if bullet is None:
-        print(f"  no README bullet starting {start!r}" + (f": {what} is not quoted" if complete else ""))
-    elif not complete:
-        print(f"  the README quotes {what}, but not every one of its cells has ended: NOT CHECKED")
-        return None
-    return bullet
-
-
-def readme_mechanism(answers, path=README):
-    """Check the README's mechanism bullet: each question's two brackets (LayerNorm's and the arm's) and its move
-    with the verdict word ("[lo, hi] decades: verdict"), under the rule's criterion, must appear in it as written here."""
-    bullet = quoting_bullet(README_MECH, answers is not None, "the mechanism study", path)
-    if bullet is None:
-        return
-    for arm, (ref, mine, lo, hi, verdict) in answers.items():
-        want = [bracket(ref[0], ref[1]), bracket(mine[0], mine[1]), f"[{lo:+.2f}, {hi:+.2f}] decades: {verdict.split(' (')[0]}"]
-        say_found(f"{arm}: ", want, bullet)
-
-
-# ---------------------------------------------------------------------------------- README headline
-README_HEAD = "**The answer at the seed's length.**"  # the README paragraph whose numbers are checked
-
-
-def sci2(x):
-    """Two significant figures in the README's short scientific form: 58800 -> '5.9e4'."""
-    m, e = f"{x:.1e}".split("e")
-    return f"{m}e{int(e)}"
-
-
-def headline_numbers(results, h1, h2, mech=MECH):
-    """[(where, what, text)]: each number the README's headline paragraph (where "head") and its mechanism bullet
-    ("mech") quote, written as they write it. From the 6,100-step rung (three seeds; the probe measures as seed
-    medians, as the pages show them) and the mechanism study (seeds 0 and 1, seed means)."""
-    runs, _, _ = load_study(LADDER / "steps-s6100")
-    grp, ilo, ihi = results["steps-s6100"][(PRIMARY, MARGIN)]
-    lstar = best(runs)[0]
-    out = [("head", "threshold at 6,100 steps", f"{sf2(grp['value'])} {bracket(ilo, ihi, 2)}")]
-    points = {sf2(results["steps-s6100"][(c, MARGIN)][0]["value"]) for c in CRITERIA}
-    out.append(("head", "the point under every bar of the family", "The threshold's point is the same under every usefulness bar"
-                if points == {sf2(grp["value"])} else f"(differs across the bars: {sorted(points)})"))
-    gaps = {lr: seed_mean(runs, OFF, lr) - seed_mean(runs, ON, lr) for lr in lrs_of(runs)}
-    below = {lr: x for lr, x in gaps.items() if lr < grp["value"]}
-    lo_lr = min(below)
-    ahead = min(below, key=below.get)  # where the off arm is furthest ahead
-    out += [("head", "largest |gap| below the threshold, rounded up", f"within {math.ceil(max(map(abs, below.values())) * 100) / 100:g} nats"),
-            ("head", "gap at the lowest LR", f"{below[lo_lr]:.3f} behind at the lowest LR, {g(lo_lr)}"),
-            ("head", "largest lead of the off arm below the threshold", f"{-below[ahead]:.3f} ahead at {g(ahead)}")]
-    above = [gaps[lr] for lr in lrs_of(runs) if 0.1 <= lr <= 0.3]
-    out.append(("head", "gap from LR 0.1 to 0.3", f"gap is {min(above):.1f} to {max(above):.1f} nats (LR 0.1 to 0.3)"))
-    uni = necessity(runs, bars(lstar, h1, h2)["unigram"], MARGIN)
-    out.append(("head", "interval under the unigram bar", f"unigram bar widens its interval to {bracket(uni[2][0], uni[2][1], 2)}"))
-
-    def med(arm, lr, key):
-        return median_or_none([probe_measures(r)[key] for r in select(runs, arm, lr)])
-    blr = arm_best_lr(runs, OFF)  # the off arm's own best LR
-    out += [("head", "off arm's largest logit at its best LR", f"from {sf2(med(OFF, blr, 'max_logit'))} at the best LR ({g(blr)})"),
-            ("head", "off arm's largest logit at 0.1", f"to {sci2(med(OFF, 0.1, 'max_logit'))} at 0.1"),
-            ("head", "LayerNorm's gains (last probe)", ", ".join(f"{sf2(med(ON, lr, 'last_gain'))} at {g(lr)}" for lr in (0.01, 0.1, 0.548))),
-            ("head", "LayerNorm's largest logit at 0.548", f"logits reach {sci2(med(ON, 0.548, 'max_logit'))} at 0.548")]
-    s300 = results["steps-s300"][(PRIMARY, MARGIN)]
-    out += [("head", "300-step threshold", f"{sf2(s300[0]['value'])} {bracket(s300[1], s300[2], 2)} at 300 steps"),
-            ("head", "ratio of the thresholds", f"about {round(grp['value'] / s300[0]['value'])} times higher")]
-    if (mech / "study.json").exists():
-        mruns, _, _ = load_study(mech)
-        mruns = [r for r in mruns if r.seed in MECH_SEEDS]
-        cfg = json.loads((mech / "study.json").read_text())["fixed"]  # the shape the fixed-gain arm ran at
-        bound = f"{math.sqrt(cfg['n_embd'] / cfg['n_head']):.2f}"
-
-        def mmean(arm, lr, key):
-            return mean_or_none([probe_measures(r)[key] for r in select(mruns, arm, lr)])
-
-        def zmax(arm, lr, failed):  # the largest log Z of a seed that failed (or did not)
-            return max(probe_measures(r)["max_log_z"] for r in select(mruns, arm, lr) if r.failed == failed)
-        nog = [probe_measures(r)["max_logit"] for r in select(mruns, "layernorm_nogain")]
-        out += [("head", "the bound of fixed gains", f"√head_dim = {bound}"),
-                ("head", "losses at 0.548 (mechanism, seed means)",
-                 f"({seed_mean(mruns, 'layernorm_nogain', 0.548):.2f} nats against LayerNorm's {seed_mean(mruns, ON, 0.548):.2f})"),
-                ("mech", "the bound of fixed gains", f"√head_dim ({bound};"),
-                ("mech", "largest logit of the fixed-gain arm", f"the largest observed is {max(x for x in nog if x is not None):.2f}"),
-                ("mech", "fixed-gain log Z", f"reaches {g(mmean('layernorm_nogain', 3, 'max_log_z'))} at LR 3 and "
-                                             f"{g(mmean('layernorm_nogain', 10, 'max_log_z'))} at 10"),
-                ("mech", "the failing fixed-gain seed's log Z at 10", f"the seed that fails reaches {g(zmax('layernorm_nogain', 10, True))}"),
-                ("mech", "LayerNorm's largest log Z at 10 (no seed fails)", f"a LayerNorm seed reaches {g(zmax(ON, 10, False))} at 10 without failing")]
-    return out
-
-
-def readme_headline(numbers, path=README):
-    """Each number must appear, as written here, in the README text it belongs to: the headline paragraph or the mechanism bullet."""
-    texts = {"head": readme_bullet(README_HEAD, path, until="\n\n") or "", "mech": readme_bullet(README_MECH, path) or ""}
-    for where, what, want in numbers:
-        print(f"  {what}: {want!r}: " + ("reproduced" if want in texts[where] else
-                                        f"NOT FOUND in the README's {'headline' if where == 'head' else 'mechanism bullet'} as written here"))
+    state.update(runs=runs, lrs=lrs, bars=bs, answers=answers if state["complete"] else None)
+    return state
 
 
 # ---------------------------------------------------------------------------------- core-shape check
-CHECK_PRED = LADDER / "prediction-core-ts-s6100.json"
-README_CHECK = "**The core shape at 6,100 steps"  # the README bullet whose check score is checked
-
-
-def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
+def report_check(h1, h2, folder=None):
     """The core-shape check (6 layers, d=192, 6,100 steps): its necessity threshold under the rule, read on the
     check's own cells exactly as a rung's (l* the best of the check), against the committed prediction.
 
     Two scores: the methods page's (the observed threshold inside the predicted [lo, hi]) and bracket overlap
     (the observed interval meets the predicted one). Returns a dict once every listed cell has ended, else None.
     """
+    pred_path = CHECK_PRED
     print("\n=== core-shape check")
     if not pred_path.exists():
         print(f"  no prediction ({pred_path.name}): nothing to check")
         return None
-    pred = json.loads(pred_path.read_text())
-    p = pred["quantities"]["necessity"][ON]
-    print(f"  predicted necessity threshold {g(p['value'])} [{g(p['lo'])}, {g(p['hi'])}] (made {pred['made_at']}); "
-          f"check LRs {pred['check']['lrs']}, seeds {pred['check']['seeds']}")
+    pred = read_json(pred_path)
+    try:
+        p = pred["quantities"]["necessity"][ON]
+        lrs_pred, seeds_pred, target = pred["check"]["lrs"], pred["check"]["seeds"], pred["target"]["name"]
+        float(p["value"]), float(p["lo"]), float(p["hi"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise Refused(f"{rel(pred_path)}: quantities.necessity.{ON} or check.lrs/seeds or target.name is missing or "
+                      f"not a number ({e!r}); it must be a prediction file with a necessity value, lo and hi") from None
+    print(f"  predicted necessity threshold {g(p['value'])} [{g(p['lo'])}, {g(p['hi'])}] (made {pred.get('made_at')}); "
+          f"check LRs {lrs_pred}, seeds {seeds_pred}")
     if folder is None:  # the check's folder is named from the prediction file's bytes: <target>-check-<sha256[:8]>
-        folder = LADDER / f"{pred['target']['name']}-check-{hashlib.sha256(pred_path.read_bytes()).hexdigest()[:8]}"
+        folder = LADDER / f"{target}-check-{hashlib.sha256(pred_path.read_bytes()).hexdigest()[:8]}"
     if not (folder / "study.json").exists():
         print("  the check has not started (no folder with a study.json)")
         return None
-    runs, pending, listed = load_study(folder)
+    runs, pending, listed, failed = load_study(folder)
     print(f"  {folder.name}: {len(runs)}/{listed} cells ended, {sum(r.failed for r in runs)} failed")
     if pending:
         print("  not ended yet: " + "; ".join(f"{a} LR {g(lr)} s{s}" for a, lr, s in pending))
@@ -692,39 +852,462 @@ def report_check(folder=None, pred_path=CHECK_PRED, h1=None, h2=None):
     means = {lr: tuple(seed_mean(runs, a, lr) for a in (OFF, ON)) for lr in lrs_of(runs)}
     cpu_h = sum(r.wall_time for r in runs) / 3600
     print(f"  CPU-hours (sum of wall_time over the {listed} cells): {cpu_h:.1f}")
+    cells = read_json(folder / "study.json")["cells"].values()
     return dict(group=grp, lo=ilo, hi=ihi, point=words.split(" (")[0], overlap=overlap, pred=p, means=means,
-                cpu_h=cpu_h, n=listed)
+                cpu_h=cpu_h, n=listed, runs=runs, cfg=study_cfg(folder), basis=pred.get("basis", {}).get("rungs", []),
+                lrs={a: sorted({float(c["lr"]) for c in cells if arm_of(c) == a}) for a in (OFF, ON)},
+                seeds=sorted({int(c["seed"]) for c in cells}))
 
 
-def readme_check(res, path=README):
-    """Check the README's core-check bullet: the observed threshold and interval (2 s.f.), the predicted interval
-    (2 s.f.), the methods rule's score written "point inside" / "point outside" / "point not scored", the
-    overlap written "brackets overlap" / "brackets do not overlap", and each check LR's seed means written
-    "off / LayerNorm at LR" (2 decimals), the predicted interval's width in decades and the point's distance from
-    the predicted point in decades, and the check's CPU-hours, must appear in it as derived here. Where the headline paragraph
-    names the core shape, the observed threshold, its interval and the predicted interval must appear there too."""
-    bullet = quoting_bullet(README_CHECK, res is not None, "the core-shape check", path)
-    if bullet is None:
-        return
-    grp, p = res["group"], res["pred"]
-    obs = (f"{sf2(grp['value'])} " if grp["value"] is not None else "") + bracket(res["lo"], res["hi"], 2)
-    want = [obs, bracket(p["lo"], p["hi"], 2), f"point {res['point']}",
-            "brackets overlap" if res["overlap"] else "brackets do not overlap"]
-    want += [f"{m[0]:.2f} / {m[1]:.2f} at {g(lr)}" for lr, m in res["means"].items()]
-    want.append(f"{math.log10(p['hi'] / p['lo']):.1f} decades wide")  # how much the prediction risked
-    want.append(f"{res['cpu_h']:.1f} CPU-hours for its {res['n']}")
-    if grp["value"] is not None:  # how far the point fell from the predicted one
-        d = math.log10(grp["value"] / p["value"])
-        want.append(f"{abs(d):.2f} decades {'below' if d < 0 else 'above'} the predicted {sf2(p['value'])}")
-    say_found("", want, bullet)
-    head = readme_bullet(README_HEAD, path, until="\n\n") or ""
-    if "core shape" in head:
-        say_found("headline: ", want[:2], head, "the headline")
+# ------------------------------------------------------------------------------------ the README, table-driven
+NUM = r"[-+−]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?"
+SLOTS = {"n": NUM, "b": r"\[[^\]\n]*\]", "l": rf"{NUM}(?:, {NUM})* and {NUM}", "w": r"[\w-]+"}
+VERDICT_WORDS = r"not supported|supported|inconclusive|inside|outside|not scored|overlap"
+TOKEN = re.compile(rf"(?<![\w.]){NUM}|\b(?:{VERDICT_WORDS})\b")  # what a checked sentence may not leave un-derived
+BLOCKS = ("**The answer at the seed's length.**", "**Trained longer on TinyStories", "**The mechanism, tested by arms",
+          "**The core shape at 6,100 steps")  # the README paragraphs about these studies: every sentence is checked
+NUMBER_WORDS = dict(enumerate("zero one two three four five six seven eight nine ten".split()))
+
+
+class Missing(Exception):
+    """A value this script cannot re-derive from what has run; the message says why."""
+
+
+def phrase(text):
+    """A README phrase with slots as a regex: {n} a number, {b} a bracket, {l} a list 'a, b and c', {w} a word,
+    {x|y|z} one of those words; the rest is literal. Each slot is one group, compared with the derived value."""
+    parts = re.split(r"\{([^{}]*)\}", text)
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else
+                              f"({SLOTS.get(p) or '|'.join(map(re.escape, p.split('|')))})" for i, p in enumerate(parts)))
+
+
+class Quote:
+    """A phrase the README may say and what it must say there: `value(*said)` gives the derived value of each slot
+    (it may read a slot the README fills, such as the LR a number is given at), `fmt` writes each as the README does
+    (one function per slot, or one for all; each gets the value and the README's text)."""
+
+    def __init__(self, what, text, value, fmt):
+        self.what, self.rx, self.value, self.fmt = what, phrase(text), value, fmt
+        assert self.rx.groups, f"a quote needs at least one slot: {text!r}"
+
+
+class Stated:
+    """A phrase whose numbers this script does not re-derive, and why: listed as left out, never as reproduced."""
+
+    def __init__(self, text, why):
+        self.what, self.rx, self.why = text, phrase(text), why
+
+
+# how the README writes a value (each gets the value and the README's own text of it)
+def N(v, said=""):  # a count with thousands commas, or an LR/number to 3 significant figures
+    return f"{v:,}" if isinstance(v, int) else g(v)
+
+
+def S2(v, said=""): return sf2(v)
+def B2(v, said=""): return bracket(*v, 2)
+def B3(v, said=""): return bracket(*v)
+def D1(v, said=""): return f"{v:.1f}"
+def D2(v, said=""): return f"{v:.2f}"
+def D3(v, said=""): return f"{v:.3f}"
+def W(v, said=""): return str(v)
+def PM(v, said=""): return f"[{v[0]:+.2f}, {v[1]:+.2f}]"
+def SCI(v, said=""): return sci2(v)
+def L(v, said=""): return ", ".join(N(x) for x in v[:-1]) + f" and {N(v[-1])}" if len(v) > 1 else (N(v[0]) if v else "(none)")
+
+
+def ASIS(v, said=""):
+    """The value to the README's own number of decimals (a size: 0.222M written 0.2M); a range (lo, hi) as one value
+    when both ends read so, else as 'lo–hi'."""
+    d = len(said.split(".")[1]) if "." in said else 0
+    lo, hi = (f"{x:.{d}f}" for x in (v if isinstance(v, tuple) else (v, v)))
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def sci2(x):
+    """Two significant figures in the README's short scientific form: 58800 -> '5.9e4'."""
+    m, e = f"{x:.1e}".split("e")
+    return f"{m}e{int(e)}"
+
+
+class Facts:
+    """What the README table reads: the rungs, the mechanism studies, the check and the predictions' scores, with
+    accessors that raise Missing (said why) where a study has not run or ended."""
+
+    def __init__(self, rungs, mech, gains, check, scores, h1, h2):
+        self.rungs, self.mech_, self.gains_, self.check_, self.scores, self.h1, self.h2 = rungs, mech, gains, check, scores, h1, h2
+
+    def rung(self, name="steps-s6100"):
+        if name not in self.rungs:
+            raise Missing(f"no rung {name} in {rel(LADDER)} (its rungs: {', '.join(self.rungs)})")
+        return self.rungs[name]
+
+    def rung_at(self, said):
+        return self.rung(f"steps-s{int(said.replace(',', ''))}")
+
+    def threshold(self, name="steps-s6100", crit=PRIMARY):
+        grp, lo, hi = self.rung(name)["results"][(crit, MARGIN)]
+        return grp["value"], (lo, hi)
+
+    def mech(self):
+        m = self.mech_
+        if m is None:
+            raise Missing(f"{rel(MECH)} does not exist")
+        if m["answers"] is None:
+            raise Missing(f"not every cell of {rel(MECH)} has ended")
+        return m
+
+    def gains(self):
+        """The gains question's study: the refinement once it exists (its answer replaces the mechanism study's)."""
+        if self.gains_ is None:
+            return self.mech()
+        if self.gains_["answers"] is None:
+            raise Missing(f"not every cell of {rel(GAINS)} has ended")
+        return self.gains_
+
+    def check(self):
+        if self.check_ is None:
+            raise Missing("the core-shape check has not ended every cell (or has no prediction)")
+        return self.check_
+
+    def one(self, xs, what):
+        xs = set(xs)
+        if len(xs) != 1:
+            raise Missing(f"{what} is not one value: {sorted(xs)}")
+        return xs.pop()
+
+
+def lr_key(said, lrs):
+    """The grid LR the README names in `said` (a slot it fills); Missing when no LR of the grid reads so."""
+    x = float(said.replace("−", "-"))
+    hit = [lr for lr in lrs if abs(lr - x) <= 1e-9 * max(1.0, abs(x))]
+    if not hit:
+        raise Missing(f"LR {said} is not on the grid ({', '.join(g(lr) for lr in lrs)})")
+    return hit[0]
+
+
+def med(runs, arm, lr, key):
+    if lr is None:
+        raise Missing(f"no such LR for {arm} (an edge censored above)")
+    x = median_or_none([probe_measures(r)[key] for r in select(runs, arm, lr)])
+    if x is None:
+        raise Missing(f"no {key} recorded for {arm} at LR {g(lr)}")
+    return x
+
+
+def overlap(a, b):
+    """Whether two intervals (lo, hi) meet; an open end (None) reaches 0 or infinity."""
+    (alo, ahi), (blo, bhi) = a, b
+    return (alo or 0.0) <= (math.inf if bhi is None else bhi) and (blo or 0.0) <= (math.inf if ahi is None else ahi)
+
+
+def size_m(runs, what):
+    """The parameter counts of a study's cells, in millions, as (smallest, largest): the arms differ by their
+    norms' few parameters (from the summaries)."""
+    n = {r.n_params for r in runs}
+    if None in n or not n:
+        raise Missing(f"{what}: not every summary records n_params")
+    return min(n) / 1e6, max(n) / 1e6
+
+
+def quotes(F):
+    """[Quote | Stated]: every phrase of the README this script checks, one entry each (adding a number to the README
+    is one entry here). Read top to bottom as the README is: the headline paragraph, the length bullet, the mechanism
+    bullet, the core-shape bullet."""
+    r61 = lambda: F.rung("steps-s6100")
+
+    def gaps():  # the 6,100-step rung's gap (off - LayerNorm seed means) at every LR both arms ran
+        runs = r61()["runs"]
+        return {lr: seed_mean(runs, OFF, lr) - seed_mean(runs, ON, lr) for lr in lrs_of(runs)
+                if select(runs, OFF, lr) and select(runs, ON, lr)}
+
+    def below():
+        return {lr: x for lr, x in gaps().items() if lr < F.threshold()[0]}
+
+    def gap_above(a, b):  # the gap just above the threshold: from the first LR above it to the LR the README names
+        gs = gaps()
+        first = min(lr for lr in gs if lr > F.threshold()[0])
+        top = lr_key(b, list(gs))
+        xs = [x for lr, x in gs.items() if first <= lr <= top]
+        return min(xs), max(xs), first, top
+
+    def useless_hi(arm, rung=None):  # the first LR of the arm's not-useful edge (where it stops being useful)
+        return (rung or r61())["edges"][PRIMARY][arm][1][1]
+
+    def holds(name):  # the threshold has a point under every bar of the family
+        return all(F.rung(name)["results"][(c, MARGIN)][0]["kind"] == "value" for c in CRITERIA)
+
+    def rises_after():
+        ts = [(F.rung(n)["steps"], F.threshold(n)[0]) for n in F.rungs]
+        if any(t is None for _, t in ts):
+            raise Missing("a rung's threshold is censored")
+        i = len(ts) - 1
+        while i > 0 and ts[i - 1][1] < ts[i][1]:
+            i -= 1
+        return ts[i][0]
+
+    def still_useful(s_lr, *_):
+        m = F.mech()
+        lr = lr_key(s_lr, m["lrs"])
+        mean = seed_mean(m["runs"], "layernorm_nogain", lr)
+        return (s_lr if mean <= m["bars"][PRIMARY] else f"{s_lr} (not useful there)", mean, seed_mean(m["runs"], ON, lr))
+
+    def gains_move():
+        ref, mine, lo, hi, verdict = F.gains()["answers"]["layernorm_nogain"]
+        return ref, mine, (lo, hi), verdict.split(" (")[0], "up" if lo > 0 else "down" if hi < 0 else "neither way"
+
+    def by_than(lo, hi):
+        s = SMALLEST_MOVE
+        return "less" if max(abs(lo), abs(hi)) < s else "more" if min(abs(lo), abs(hi)) > s else "neither less nor more"
+
+    def zmax(runs, arm, lr, failed):  # the largest log Z of a seed that failed (or did not) at lr
+        if lr is None:
+            raise Missing(f"no such LR for {arm} (an edge censored above)")
+        xs = [probe_measures(r)["max_log_z"] for r in select(runs, arm, lr) if r.failed == failed]
+        if not xs or None in xs:
+            raise Missing(f"no {'failed' if failed else 'trained'} {arm} seed with a log Z at LR {g(lr)}")
+        return max(xs)
+
+    def zloss():
+        m = F.mech()
+        ref, mine, lo, hi, verdict = m["answers"]["layernorm_zloss"]
+        return None, mine, (lo, hi), verdict.split(" (")[0]
+
+    def score_of(steps):  # (inside, scored) of the rung's prediction
+        name = F.rung_at(steps)["name"]
+        if name not in F.scores:
+            raise Missing(f"{rel(LADDER / 'predictions' / name)}.json is absent, or its rung has not ended every cell")
+        return F.scores[name]
+
+    def check_design():
+        c = F.check()
+        lrs = F.one([tuple(v) for v in c["lrs"].values()], "the check's LRs per arm")
+        return c, list(lrs)
+
+    def basis():  # what the check's prediction moved: the length axis's depth and the width rung's d
+        roles = {b.get("role"): b.get("name") for b in F.check()["basis"]}
+        if "base" not in roles or not re.search(r"d(\d+)$", roles["base"] or ""):
+            raise Missing(f"the prediction's basis names no width rung d<N> ({roles})")
+        depth = F.one([F.rung(roles[k])["cfg"]["n_layer"] for k in ("start", "end") if k in roles], "the length axis's n_layer")
+        return depth, int(re.search(r"d(\d+)$", roles["base"]).group(1))
+
+    Q, S = Quote, Stated
+    return [
+        # --- the headline paragraph: the 6,100-step rung
+        Q("the 6,100-step rung's steps, shape, size and seeds",
+          "Trained for {n} steps on natural text (TinyStories bytes, {n} layers, d={n}, {n}M parameters, {w} seeds)",
+          lambda *s: (r61()["steps"], r61()["cfg"]["n_layer"], r61()["cfg"]["n_embd"], size_m(r61()["runs"], "steps-s6100"),
+                      NUMBER_WORDS.get(len({r.seed for r in r61()["runs"]}), "many")), (N, N, N, ASIS, W)),
+        Q("the rule's primary margin", "materially worse (more than {n} nats)", lambda s: (MARGIN,), N),
+        Q("the necessity threshold at 6,100 steps", "from an LR of **{n} {b}** on", lambda *s: F.threshold(), (S2, B2)),
+        Q("the gap just above the threshold", "just above it the gap is {n} to {n} nats (LR {n} to {n})",
+          lambda *s: gap_above(*s[2:]), (D1, D1, N, N)),
+        Q("the largest |gap| below the threshold, rounded up", "Below it the two arms end within {n} nats of each other",
+          lambda s: (math.ceil(max(map(abs, below().values())) * 100) / 100,), lambda v, s: f"{v:g}"),
+        Q("the gap at the lowest LR", "the off arm is {n} behind at the lowest LR, {n},",
+          lambda *s: (below()[min(below())], min(below())), (D3, N)),
+        Q("the off arm's largest lead below the threshold", "and {n} ahead at {n})",
+          lambda *s: (-min(below().values()), min(below(), key=below().get)), (D3, N)),
+        Q("the threshold's point under every bar of the family", "The threshold's point is {the same|not the same} under every usefulness bar",
+          lambda s: ("the same" if {sf2(F.threshold("steps-s6100", c)[0]) for c in CRITERIA} == {sf2(F.threshold()[0])}
+                     else "not the same",), W),
+        Q("the 6,100-step interval under the unigram bar", "the unigram bar widens its interval to {b}",
+          lambda s: (F.threshold("steps-s6100", "unigram")[1],), B2),
+        Q("the core shape's design", "At the seed's core shape ({n} layers, d={n}, {n}M parameters, seeds {l})",
+          lambda *s: (F.check()["cfg"]["n_layer"], F.check()["cfg"]["n_embd"], size_m(F.check()["runs"], "the check"),
+                      F.check()["seeds"]), (N, N, ASIS, L)),
+        Q("the core shape's threshold and its score", "puts it {lower|higher}, at **{n} {b}** ({inside|outside|not scored} the predicted {b};",
+          lambda *s: ("lower" if F.check()["group"]["value"] < F.threshold()[0] else "higher", F.check()["group"]["value"],
+                      (F.check()["lo"], F.check()["hi"]), F.check()["point"], (F.check()["pred"]["lo"], F.check()["pred"]["hi"])),
+          (W, S2, B2, W, B2)),
+        Q("whether the two shapes' intervals meet", "the two shapes' intervals {do not overlap|overlap}",
+          lambda s: ("overlap" if overlap(F.threshold()[1], (F.check()["lo"], F.check()["hi"])) else "do not overlap",), W),
+        Q("the off arm's largest logit (seed medians), at its best LR and where it stops being useful",
+          "grows from {n} at the best LR ({n}) to {n} at {n}, where that arm stops being useful",
+          lambda *s: (med(r61()["runs"], OFF, arm_best_lr(r61()["runs"], OFF), "max_logit"), arm_best_lr(r61()["runs"], OFF),
+                      med(r61()["runs"], OFF, useless_hi(OFF), "max_logit"), useless_hi(OFF)), (S2, N, SCI, N)),
+        Q("LayerNorm's largest gain at the last probe (seed medians), at three LRs",
+          "gains grow with the LR ({n} at {n}, {n} at {n}, {n} at {n}, at the last probe)",
+          lambda *s: sum(((med(r61()["runs"], ON, lr_key(x, lrs_of(r61()["runs"], ON)), "last_gain"), x) for x in s[1::2]), ()),
+          (S2, W) * 3),
+        Q("LayerNorm's largest logit (seed median) where it stops being useful",
+          "its logits reach {n} at {n}, where it in turn stops being useful",
+          lambda *s: (med(r61()["runs"], ON, useless_hi(ON), "max_logit"), useless_hi(ON)), (SCI, N)),
+        S("fixed at {n}", "the fixed-gain arm's definition (layernorm_nogain: q/k gains fixed at 1), not a measurement"),
+        Q("the mechanism study's seeds", "it and LayerNorm both on seeds {l}", lambda s: (sorted({r.seed for r in F.mech()["runs"]}),), L),
+        Q("the bound of fixed gains", "√head_dim = {n}", lambda s: (math.sqrt(F.mech()["cfg"]["n_embd"] / F.mech()["cfg"]["n_head"]),), D2),
+        Q("the seed-mean losses where the fixed-gain arm is still useful", "still useful at {n} ({n} nats against LayerNorm's {n})",
+          still_useful, (W, D2, D2)),
+        Q("the gains answer (the finer grid when it exists)", "its useful edge moves {up|down} by {b} decades ({not supported|supported|inconclusive})",
+          lambda *s: (gains_move()[4], gains_move()[2], gains_move()[3]), (W, PM, W)),
+        Q("the z-loss answer in words", "z-loss {does not move|moves|may move} LayerNorm's failure edge",
+          lambda s: ({"not supported": "does not move", "supported": "moves", "inconclusive": "may move"}[zloss()[3]],), W),
+        S("trained for {n} steps ({n}–{n}M parameters), that LR is about {n}, at every depth from {n} to {n} layers",
+          "the 300-step depth study (runs/cpu-tinystories), which this script does not read"),
+        Q("how many times longer the last rung trains", "Trained {n} times longer",
+          lambda s: (round(r61()["steps"] / F.rung("steps-s300")["steps"]),), N),
+        Q("the ladder's depth", "the same {n}-layer model", lambda s: (F.one([r["cfg"]["n_layer"] for r in F.rungs.values()], "the rungs' n_layer"),), N),
+        Q("the ratio of the 6,100- and 300-step thresholds", "needs QK-norm only from an LR about {n} times higher",
+          lambda s: (round(F.threshold()[0] / F.threshold("steps-s300")[0]),), N),
+        Q("whether the 300- and 6,100-step intervals meet", "under the rule's bar the two intervals {do not overlap|overlap}",
+          lambda s: ("overlap" if overlap(F.threshold()[1], F.threshold("steps-s300")[1]) else "do not overlap",), W),
+        # --- the length bullet
+        Q("the rung after which the threshold rises", "the threshold rises after {n} steps", lambda s: (rises_after(),), N),
+        Q("a rung's necessity threshold (half-gap bar)", "{n} {b} at {n}",
+          lambda *s: (*F.threshold(F.rung_at(s[2])["name"]), s[2]), (S2, B2, W)),
+        Q("the ladder's shape", "({n} layers, d={n}, both arms on one LR grid",
+          lambda *s: (F.one([r["cfg"]["n_layer"] for r in F.rungs.values()], "the rungs' n_layer"),
+                      F.one([r["cfg"]["n_embd"] for r in F.rungs.values()], "the rungs' n_embd")), (N, N)),
+        Q("how many predicted measures fell inside their intervals", "at {n} steps {n} of {n} measures fell inside their intervals",
+          lambda *s: (s[0], *score_of(s[0])), (W, N, N)),
+        Q("the rungs whose threshold holds under every bar", "The {n}- and {n}-step thresholds hold under every bar of the family",
+          lambda *s: tuple(F.rung(n)["steps"] for n in F.rungs if holds(n)) if sum(map(holds, F.rungs)) == 2 else
+          ([F.rung(n)["steps"] for n in F.rungs if holds(n)], "(not two rungs)"), (N, N)),
+        Q("the best-plus bar of the rule's family", "ℓ* + {n}", lambda s: (BEST_PLUS,), N),
+        Q("a rung's interval under the unigram bar", "the unigram bar widens the {n}-step interval to {b}",
+          lambda *s: (s[0], F.threshold(F.rung_at(s[0])["name"], "unigram")[1]), (W, B2)),
+        Q("the rungs whose threshold does not hold under every bar", "At {n} and {n} steps they do not",
+          lambda *s: tuple(F.rung(n)["steps"] for n in F.rungs if not holds(n)) if sum(not holds(n) for n in F.rungs) == 2 else
+          ([F.rung(n)["steps"] for n in F.rungs if not holds(n)], "(not two rungs)"), (N, N)),
+        Q("where the bigram bar censors the threshold, and which way the unigram bar does",
+          "under the unigram bar (and at {n} steps the bigram bar) the threshold is censored {above|below}",
+          lambda *s: (F.one([F.rung(n)["steps"] for n in F.rungs if not holds(n)
+                             and F.rung(n)["results"][("bigram", MARGIN)][0]["kind"] != "value"], "the rungs the bigram bar censors"),
+                      F.one([F.rung(n)["results"][("unigram", MARGIN)][0]["kind"] for n in F.rungs if not holds(n)],
+                            "the unigram bar's censoring")), (N, W)),
+        Q("the two arms' failure edges at a rung", "Off diverges from {b} at {n} steps, LayerNorm from {b}",
+          lambda *s: (F.rung_at(s[1])["edges"][PRIMARY][OFF][0][:2], s[1], F.rung_at(s[1])["edges"][PRIMARY][ON][0][:2]), (B3, W, B3)),
+        # --- the mechanism bullet
+        Q("the mechanism study's steps, LRs and seeds", "**The mechanism, tested by arms** ({n} steps, {n} LRs from {n} to {n}, seeds {l}",
+          lambda *s: (F.one(F.mech()["steps"], "the mechanism study's max_iters"), len(F.mech()["listed_lrs"]), F.mech()["listed_lrs"][0],
+                      F.mech()["listed_lrs"][-1], sorted({r.seed for r in F.mech()["runs"]})), (N, N, N, N, L)),
+        Q("the bound and the fixed-gain arm's largest logit", "bounded by √head_dim ({n}; the largest observed is {n})",
+          lambda *s: (math.sqrt(F.mech()["cfg"]["n_embd"] / F.mech()["cfg"]["n_head"]),
+                      max(x for x in (probe_measures(r)["max_logit"] for r in select(F.mech()["runs"], "layernorm_nogain")) if x is not None)),
+          (D2, D2)),
+        Q("the gains question's two not-useful edges", "stops being useful from {b} instead of {b}",
+          lambda *s: (gains_move()[1][:2], gains_move()[0][:2]), (B3, B3)),
+        Q("the LRs the refinement added", "a refinement adding LRs {l}",
+          lambda s: ([lr for lr in F.gains()["listed_lrs"] if lr not in F.mech()["listed_lrs"]],), L),
+        Q("the gains answer on the mechanism study's LRs alone", "on the {n} LRs alone the move was {not supported|supported|inconclusive}",
+          lambda *s: (len(F.mech()["listed_lrs"]), F.mech()["answers"]["layernorm_nogain"][4].split(" (")[0]), (N, W)),
+        Q("the gains answer", "move {b} decades: {not supported|supported|inconclusive} (the edge moves {up|down}, by {less|more} "
+                              "than the rule's smallest effect of {n} decades)",
+          lambda *s: (gains_move()[2], gains_move()[3], gains_move()[4], by_than(*gains_move()[2]), SMALLEST_MOVE), (PM, W, W, W, N)),
+        Q("the fixed-gain arm's failure edge", "It then fails from {b} while its output logits grow",
+          lambda s: (F.gains()["edges"]["layernorm_nogain"][0][:2],), B3),
+        Q("the fixed-gain arm's largest log Z (seed means) at two LRs", "log Z reaches {n} at LR {n} and {n} at {n}, seed means",
+          lambda *s: sum(((mean_or_none([probe_measures(r)["max_log_z"] for r in select(F.mech()["runs"], "layernorm_nogain",
+                                                                                     lr_key(x, F.mech()["lrs"]))]), x) for x in s[1::2]), ()),
+          (N, W, N, W)),
+        Q("the log Z of the fixed-gain seed that fails, and of a LayerNorm seed that does not",
+          "the seed that fails reaches {n}, while a LayerNorm seed reaches {n} at {n} without failing",
+          lambda *s: (zmax(F.mech()["runs"], "layernorm_nogain", F.mech()["edges"]["layernorm_nogain"][0][1], True),
+                      zmax(F.mech()["runs"], ON, lr_key(s[2], F.mech()["lrs"]), False), s[2]), (N, N, W)),
+        S("With z-loss {n}", "the z-loss arm's definition (the arms table: layernorm_zloss trains with z-loss 1e-4), not a measurement"),
+        Q("the z-loss answer", "LayerNorm still fails from {b}: move {b} decades: {not supported|supported|inconclusive}",
+          lambda *s: (zloss()[1][:2], zloss()[2], zloss()[3]), (B3, PM, W)),
+        # --- the core-shape bullet
+        Q("the core shape's steps, shape and size", "**The core shape at {n} steps** ({n} layers, {n} heads, d={n}, {n}M parameters",
+          lambda *s: (F.check()["cfg"]["max_iters"], F.check()["cfg"]["n_layer"], F.check()["cfg"]["n_head"], F.check()["cfg"]["n_embd"],
+                      size_m(F.check()["runs"], "the check")), (N, N, N, N, ASIS)),
+        Q("the check's LRs and seeds", "both arms at LRs {l}, seeds {l}", lambda *s: (check_design()[1], F.check()["seeds"]), (L, L)),
+        Q("what the check's prediction moved", "predicted from the {n}-layer length axis and the width ladder's d={n} rung", lambda *s: basis(), (N, N)),
+        Q("the check's threshold and its two scores", "QK-norm becomes necessary from {n} {b}, against the predicted {b}: "
+                                                     "point {inside|outside|not scored}, brackets {overlap|do not overlap}",
+          lambda *s: (F.check()["group"]["value"], (F.check()["lo"], F.check()["hi"]), (F.check()["pred"]["lo"], F.check()["pred"]["hi"]),
+                      F.check()["point"], "overlap" if F.check()["overlap"] else "do not overlap"), (S2, B2, B2, W, W)),
+        Q("the predicted interval's width", "its interval is {n} decades wide",
+          lambda s: (math.log10(F.check()["pred"]["hi"] / F.check()["pred"]["lo"]),), D1),
+        Q("the point's distance from the predicted point", "the point lies {n} decades {below|above} the predicted {n}",
+          lambda *s: (abs(math.log10(F.check()["group"]["value"] / F.check()["pred"]["value"])),
+                      "below" if F.check()["group"]["value"] < F.check()["pred"]["value"] else "above", F.check()["pred"]["value"]),
+          (D2, W, S2)),
+        Q("the check's seed means, off / LayerNorm, at an LR", "{n} / {n} at {n}",
+          lambda *s: (*F.check()["means"][lr_key(s[2], list(F.check()["means"]))], s[2]), (D2, D2, W)),
+        Q("the check's CPU-hours and cells", "({n} CPU-hours for its {n} cells", lambda *s: (F.check()["cpu_h"], F.check()["n"]), (D1, N)),
+        S("would take {n} cells, ~{n} CPU-hours", "a planning estimate for a larger check, not a measurement"),
+    ]
+
+
+def readme_sentences(path):
+    """(text, sentences): the README as one line per paragraph or bullet (links reduced to their words), and each
+    sentence's (start, end, in a BLOCK paragraph)."""
+    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n|\n(?=- )", read_text(path)) if p.strip()]
+    paras = [re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", p) for p in paras]
+    text, sentences, at = "\n".join(paras), [], 0
+    for p in paras:
+        block = any(p.lstrip("- ").startswith(b) for b in BLOCKS)
+        starts = [0] + [m.end() for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z*])", p)]
+        for a, b in zip(starts, starts[1:] + [len(p)]):
+            sentences.append((at + a, at + b, block))
+        at += len(p) + 1
+    return text, sentences
+
+
+def check_readme(F, path):
+    """Check every quote of the README at `path` (`quotes`), then every number and verdict word of the checked
+    sentences; print one line each and the counts. Returns the number of DIFFERS and NOT RE-DERIVED."""
+    text, sentences = readme_sentences(path)
+    print(f"\n=== README check ({rel(path)}): every phrase of `quotes()` the README holds, as it writes it")
+    n = dict(reproduced=0, DIFFERS=0, stated=0, **{"NOT RE-DERIVED": 0})
+    spans, not_quoted = [], []
+    for e in quotes(F):
+        found = list(e.rx.finditer(text))
+        if not found:
+            not_quoted.append(e.what)
+        for m in found:
+            spans.append(m.span())
+            said = m.group(0)
+            if isinstance(e, Stated):
+                n["stated"] += 1
+                print(f"  left out     {said!r}: stated, not re-derived here ({e.why})")
+                continue
+            try:
+                vals = e.value(*m.groups())
+                fmts = e.fmt if isinstance(e.fmt, tuple) else (e.fmt,) * len(m.groups())
+                want = [f(v, s) for f, v, s in zip(fmts, vals, m.groups())]
+            except Missing as why:
+                n["NOT RE-DERIVED"] += 1
+                print(f"  NOT RE-DERIVED {e.what}: README {said!r}: {why}")
+                continue
+            diff = [(s, w) for s, w in zip(m.groups(), want) if s.replace("−", "-") != w]
+            if len(want) != len(m.groups()):
+                diff.append(("(slots)", f"{len(want)} values derived for {len(m.groups())} slots"))
+            n["DIFFERS" if diff else "reproduced"] += 1
+            print(f"  {'DIFFERS   ' if diff else 'reproduced'}   {e.what}: {said!r}"
+                  + ("" if not diff else "; " + "; ".join(f"README {s!r}, here {w!r}" for s, w in diff)))
+    # every number and verdict word of a checked sentence must lie in a quote or a stated phrase
+    for a, b, block in sentences:
+        if not (block or any(a <= s < b for s, _ in spans)):
+            continue
+        for t in TOKEN.finditer(text, a, b):
+            if not any(s <= t.start() and t.end() <= e for s, e in spans):
+                n["NOT RE-DERIVED"] += 1
+                near = text[max(a, t.start() - 70):min(b, t.end() + 50)]
+                print(f"  NOT RE-DERIVED {t.group(0)!r} in '...{near}...': no entry of quotes() covers it")
+    if not_quoted:
+        print(f"  not quoted (the README holds no such phrase; nothing to check): {'; '.join(not_quoted)}")
+    bad = n["DIFFERS"] + n["NOT RE-DERIVED"]
+    print(f"README check: {n['reproduced']} reproduced, {n['DIFFERS']} DIFFERS, {n['NOT RE-DERIVED']} NOT RE-DERIVED, "
+          f"{n['stated']} stated and left out (listed above){'' if bad else ': every quote reproduced'}")
+    return bad
 
 
 # ----------------------------------------------------------------------------------------------- main
-def main():
-    mech = Path(sys.argv[1]) if len(sys.argv) > 1 else MECH  # another folder, to exercise that code
+def parse(argv):
+    ap = argparse.ArgumentParser(prog="rederive_natural", description=__doc__.split("\n\n")[0])
+    ap.add_argument("mech", nargs="?", help="another mechanism-study folder (default: RUNS/mechanism-tinystories)")
+    ap.add_argument("--readme", default=ROOT / "README.md", help="the README whose quotes are checked")
+    ap.add_argument("--runs", default=ROOT / "runs", help="the folder holding the run folders")
+    ap.add_argument("--rules", default=ROOT / "studies" / "rules", help="the folder holding the rule files")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    a = parse(argv)
+    configure(a.runs, a.rules, a.readme)
+    load_rules()
+    mech = Path(a.mech) if a.mech else MECH
     print(f"rule: margins {MARGINS}, primary margin {MARGIN}, primary criterion {PRIMARY}, "
           f"smallest edge move {SMALLEST_MOVE} decades")
     n = 786432  # the rungs' val_tokens (checked per rung below)
@@ -732,55 +1315,30 @@ def main():
         h1, h2 = unigram_bigram(val_tokens(VAL_TEXT, n))
         print(f"H1, H2 recomputed from {VAL_TEXT.name} (first {n} tokens): {h1:.6f}, {h2:.6f}; rule file: 3.05, 2.30")
     else:  # a checkout without the text beside it: the bars come from the record, and say so
-        h1, h2 = file_entropies(LADDER / RUNGS[0])
+        fe = file_entropies(LADDER / RUNGS[0])
+        if fe is None:
+            raise Refused(f"{VAL_TEXT} and {rel(LADDER / RUNGS[0] / 'entropies.json')} are both absent: no H1, H2 for the bars")
+        h1, h2 = fe
         print(f"H1, H2 from {RUNGS[0]}/entropies.json (not recomputed: {VAL_TEXT} is absent): {h1:.6f}, {h2:.6f}")
     for name in RUNGS:
-        cfg_tokens = {c["val_tokens"] for c in json.loads((LADDER / name / "study.json").read_text())["cells"].values()}
+        cfg_tokens = {c.get("val_tokens") for c in read_json(LADDER / name / "study.json").get("cells", {}).values()}
         fe = file_entropies(LADDER / name)
-        print(f"  {name}: val_tokens {sorted(cfg_tokens)}; entropies.json: "
+        print(f"  {name}: val_tokens {sorted(map(str, cfg_tokens))}; entropies.json: "
               + (f"{fe[0]:.6f}, {fe[1]:.6f}" if fe else "absent"))
-    results = {name: report_rung(name, h1, h2) for name in RUNGS}
-
-    print("\n=== README check (half_gap, margin 0.05; 2 significant figures)")
-    quoted = readme_thresholds()
-    if not quoted:
-        print(f"  no thresholds found in the README bullet starting {README_BULLET!r}")
-    for name, (val, lo, hi) in quoted.items():
-        grp, ilo, ihi = results[name][(PRIMARY, MARGIN)]
-        mine = (sf2(grp["value"]), sf2(ilo), sf2(ihi))
-        ok = "reproduced" if mine == (val, lo, hi) else "DIFFERS"
-        print(f"  {name}: README {val} [{lo}, {hi}]  here {mine[0]} [{mine[1]}, {mine[2]}]  {ok}"
-              f"   (full digits {grp['value']!r} [{ilo!r}, {ihi!r}])")
-        if mine[0] != val and twice_rounded(grp["value"]) == Decimal(val):
-            print(f"    the README's {val} is {grp['value']:.3g} (3 s.f.) rounded again: {grp['value']!r} "
-                  f"rounds to {mine[0]} at 2 s.f.")
-    # The package's own thresholds, recorded as the basis of the 6,100-step prediction: compared, not used
-    pred = LADDER / "predictions" / "steps-s6100.json"
-    if pred.exists():
-        d = json.loads(pred.read_text())
-        rec = d["quantities"]["necessity"]["layernorm"]["at_rungs"]
-        names = [b["name"] for b in d["basis"]["rungs"]]
-        for name, v in zip(names, rec):
-            mine = results[name][(PRIMARY, MARGIN)][0]["value"]
-            print(f"  {name}: predictions/steps-s6100.json records {v!r}; here {mine!r}")
-
-    answers = report_mechanism(mech, h1, h2)
+    rungs = {name: report_rung(name, h1, h2) for name in RUNGS}
+    scores = report_predictions(rungs)
+    state = report_mechanism(mech, h1, h2)
     # The gains question again on a finer grid (studies/rules/mechanism-gains.yaml): once complete, its answer replaces
     # the mechanism study's for that question, so the README must quote it
-    fine = report_mechanism(GAINS, h1, h2) if (GAINS / "study.json").exists() else None
-    if answers is not None and fine:
-        answers = dict(answers, **fine)
-        print("  (the README check below reads the gains answer of the finer grid)")
-    print("\n=== README check: the mechanism study (half_gap)")
-    readme_mechanism(answers)
-
-    print("\n=== README check: the headline paragraph's numbers")
-    readme_headline(headline_numbers(results, h1, h2, mech))
-
-    res = report_check(h1=h1, h2=h2)
-    print("\n=== README check: the core-shape check (half_gap, margin 0.05)")
-    readme_check(res)
+    gains = report_mechanism(GAINS, h1, h2) if (GAINS / "study.json").exists() else None
+    check = report_check(h1, h2)
+    bad = check_readme(Facts(rungs, state, gains, check, scores, h1, h2), README)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        sys.exit(main())
+    except Refused as e:
+        print(f"rederive_natural: error: {e}", file=sys.stderr)
+        sys.exit(2)
