@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/files.html.md"""
 
 # %% ../nbs/00_files.ipynb #e2c0c687
 from __future__ import annotations
-import datetime, hashlib, json, math, os, signal, socket, threading, time
+import datetime, errno, hashlib, json, math, os, signal, socket, threading, time
 from pathlib import Path
 
 # %% auto #0
@@ -20,11 +20,15 @@ __all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'R
 _fault_visits = {}
 
 def fault_point(name: str): # e.g. 'write:ckpt.pt', 'write:results.csv'
-    "Test hook: SIGKILL this process here if $QKNORM_FAULT is `name` (or `name@k` and this is the k-th visit)."
-    want = os.environ.get('QKNORM_FAULT')
+    "Test hook: SIGKILL this process here if $QKNORM_FAULT is `name` (or `name@k` and this is the k-th visit); with `!enospc` after it, raise a full disk's OSError instead, at that visit and every later one."
+    spec = os.environ.get('QKNORM_FAULT') or ''
+    want, _, act = spec.partition('!')
     if not want or want.partition('@')[0] != name: return
+    if act not in ('', 'enospc'): raise ValueError(f"QKNORM_FAULT={spec!r}: after '!' only 'enospc' is known")
     _fault_visits[name] = _fault_visits.get(name, 0) + 1
-    if _fault_visits[name] == int(want.partition('@')[2] or 1): os.kill(os.getpid(), signal.SIGKILL)
+    k = int(want.partition('@')[2] or 1)
+    if act == 'enospc' and _fault_visits[name] >= k: raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # a full disk stays full
+    if not act and _fault_visits[name] == k: os.kill(os.getpid(), signal.SIGKILL)
 
 def reset_fault_points():
     "Forget how often each fault point was visited (a kept kernel starts each notebook afresh)."

@@ -88,6 +88,9 @@ def report(study_dir, # a study folder, runs/<study>, or a ladder folder, runs/<
     study_dir = Path(study_dir).expanduser().resolve()
     nb, params = page_for(study_dir, notebook)
     if 'ladder_file' in params: check_ladder_record(params['ladder_file'], params['runs_dir'])  # every input read before anything is written
+    else:  # a study: its table read first too, so a folder the table refuses (a cell that is not what its id names) stops it here
+        from qknorm_nb.sweep import collect_results
+        left_out = collect_results(study_dir).attrs.get('left_out') or {}
     import papermill as pm
     from nbconvert import HTMLExporter
     out = study_dir/'analysis.ipynb'
@@ -96,8 +99,7 @@ def report(study_dir, # a study folder, runs/<study>, or a ladder folder, runs/<
     for w in notebook_warnings(out): warnings.warn(f"{study_dir.name}: {w}", ReportWarning)
     if (mixed := mixed_code(study_dir)): warnings.warn(f"{study_dir.name}: {mixed}", ReportWarning)  # the page says it in words
     if 'ladder_file' not in params:  # a study: the folders its page left out are named where the command was typed, too
-        from qknorm_nb.sweep import collect_results
-        for p, why in (collect_results(study_dir).attrs.get('left_out') or {}).items(): warnings.warn(f"{study_dir.name}: left out {p}: {why}", ReportWarning)
+        for p, why in left_out.items(): warnings.warn(f"{study_dir.name}: left out {p}: {why}", ReportWarning)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True, embed_images=True)
     html, _ = exporter.from_filename(str(out))
     p = study_dir/'report.html'

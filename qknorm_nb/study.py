@@ -21,7 +21,8 @@ from .files import SETTINGS  # the run settings every cell has, declared once (0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_CHOICES', 'StudyError', 'SweepError',
            'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names', 'logspace', 'fmt_sci',
            'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'load_study',
-           'read_summary', 'cell_status', 'refined_settings', 'add_missing', 'with_refined', 'check_cell_folders']
+           'read_summary', 'summary_problem', 'cell_status', 'refined_settings', 'add_missing', 'with_refined',
+           'cell_mismatch', 'check_cell_folders']
 
 # %% ../nbs/07_study.ipynb #cc79b547
 class StudyError(ConfigError):
@@ -324,21 +325,32 @@ def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset nam
     raise StudyError(f"study {s!r} is neither a study file nor a preset ({', '.join(names)}){hint}")
 
 # %% ../nbs/07_study.ipynb #1d1a0cbc
-from .files import load_json  # the race-free reader, declared once (00_files)
+from .files import load_json, read_json, check_summary  # the race-free reader and the summary check, declared once (00_files)
+from .probes import MEASURE_NAMES  # the per-run measures, numbers in every summary (04_probes)
 
 def read_summary(cell_dir) -> dict|None:
     "The cell's summary.json as a dict, or None when there is none yet."
     s = load_json(Path(cell_dir)/'summary.json')
     return s if isinstance(s, dict) else None
 
+def summary_problem(cell_dir) -> str|None:
+    "Why the cell's summary.json is one no run writes (one line naming the file, the key and the value), or None: it has none, or a sound one."
+    p = Path(cell_dir)/'summary.json'
+    try: check_summary(read_json(p), p, MEASURE_NAMES)  # the results table's own check (`collect_results`)
+    except FileError as e: return str(e) if p.exists() else None  # gone: none yet, or a failed cell being retried
+    return None
+
 def cell_status(cell_dir) -> str|None:
-    "The status its summary.json records (done, diverged, failed), or None while it has none."
-    return (read_summary(cell_dir) or {}).get('status')
+    "The status its summary.json records (done, diverged, failed); 'damaged' when it is one no run writes (`summary_problem`); None while it has none."
+    p = Path(cell_dir)/'summary.json'
+    try: return check_summary(read_json(p), p, MEASURE_NAMES)['status']
+    except FileError: return 'damaged' if p.exists() else None
 
 # %% ../nbs/07_study.ipynb #fa9df2a7
 def refined_settings(study_dir) -> list[dict]:
     "The settings (with their `round`) of the cells refinement added to the study in `study_dir`, in the order added."
-    return list((load_json(Path(study_dir)/'study.json') or {}).get('refined') or [])
+    spec = load_json(Path(study_dir)/'study.json')
+    return list(spec.get('refined') or []) if isinstance(spec, dict) else []  # not a study's record: the sweep says so (`check_study_folder`)
 
 def add_missing(st: Study, settings: list[dict]) -> list[Cell]:
     "Append the cells of `settings` that `st` does not have yet (by id); return them."
@@ -354,26 +366,29 @@ def with_refined(st: Study, study_dir) -> Study:
     return st
 
 # %% ../nbs/07_study.ipynb #cdf07311
+def cell_mismatch(cell_dir, got: dict, want: dict, declared_by: str = 'the study') -> str|None:
+    "None when the run folder's config `got` is the cell's declared config `want`, else the one line that refuses it (the folder, the field, both values)."
+    diff = [k for k in want if k in got and k not in RUNTIME_FIELDS and got[k] != want[k]]  # how a run computes is no difference; fields added later are absent
+    if not diff: return None
+    k, cell_dir = diff[0], Path(cell_dir)
+    return (f"{cell_dir} was run with {k}={got[k]!r}, but {declared_by} declares {k}={want[k]!r} for cell {cell_dir.name}: "
+            f"it is another run. Use another study name or runs dir, or move that folder aside")
+
 def check_cell_folders(st: Study, study_dir,
-                       repair: bool = False, # move a cell folder whose config.json is unreadable aside (the sweep then runs it again)
+                       repair: bool = False, # move a cell folder whose config.json or summary.json is damaged aside (the sweep then runs it again)
                       ) -> list:
-    "Refuse a study folder whose cell folders were made with other settings: each folder's own config.json against the cell `st` declares; return the folders moved aside."
+    "Refuse a study folder whose cell folders were made with other settings (each folder's own config.json against the cell `st` declares) or hold an unreadable config; return the folders moved aside."
     d, moved = Path(study_dir), []
     if not d.is_dir(): return moved
+    def damaged(c, why: str):  # damaged, not foreign: kept under a name that says so, and run again; without --repair, refused
+        if not repair: raise StudyError(f"{why}; move {d/c.id} aside (or delete it), or run the sweep with --repair, and the sweep runs that cell again")
+        aside = d/f"{c.id}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"
+        (d/c.id).rename(aside); moved.append(aside)
     for c in with_refined(replace(st, cells=list(st.cells)), d).cells:  # a copy: the refined cells are not added to `st`
         p = d/c.id/'config.json'
-        if not p.exists(): continue
-        got = load_json(p)
-        if not isinstance(got, dict) and repair:  # damaged, not foreign: kept under a name that says so, and run again
-            aside = d/f"{c.id}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"
-            (d/c.id).rename(aside); moved.append(aside); continue
+        got = load_json(p) if p.exists() else {}  # no config.json yet: nothing to compare
         if not isinstance(got, dict):
-            raise StudyError(f"{p} is not a readable config: cell {c.id} cannot be checked against the study; "
-                             f"move {d/c.id} aside (or delete it), or run the sweep with --repair, and the sweep runs that cell again")
-        want = c.config.to_dict()
-        diff = [k for k in want if k in got and k not in RUNTIME_FIELDS and got[k] != want[k]]  # how a run computes is no difference; fields added later are absent
-        if diff:
-            k = diff[0]
-            raise StudyError(f"{d/c.id} was run with {k}={got[k]!r}, but the study declares {k}={want[k]!r} for cell {c.id}: "
-                             f"it is another run. Use another study name or runs dir, or move that folder aside")
+            damaged(c, f"{p} is not a readable config: cell {c.id} cannot be checked against the study"); continue
+        if (why := cell_mismatch(d/c.id, got, c.config.to_dict())): raise StudyError(why)  # another run is never moved: refused
+        if repair and (why := summary_problem(d/c.id)): damaged(c, why)  # without repair, the sweep reports the cell `damaged` and runs the rest
     return moved

@@ -6,27 +6,28 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/sweep.html.md"""
 
 # %% ../nbs/07c_sweep.ipynb #72d03cc2
 from __future__ import annotations
-import json, math, os, queue, re, shutil, signal, subprocess, sys, threading, time
+import errno, json, math, os, queue, re, shutil, signal, subprocess, sys, threading, time
 from collections import Counter
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
-from .config import RUNTIME_FIELDS, CORPORA, LOGGERS, is_int, is_num, device_problem
+from .config import RUNTIME_FIELDS, CORPORA, LOGGERS, PRESETS, default_values, is_int, is_num, device_problem
 from .files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now
 from .metrics import add_entropies
 from .probes import MEASURE_NAMES
 from .study import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
-                             check_cell_folders)
+                             check_cell_folders, cell_mismatch, summary_problem)
 from .locks import STALE_AFTER, cell_lock, clear_stale_lock, lock_holder, lock_path, read_lock, sweep_marker
 from .tracking import check_tracker
 from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, clear_stop, shutdown_warm_kernels
 
 # %% auto #0
-__all__ = ['CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'run_cell', 'cell_params', 'study_tasks', 'task_cells', 'run_task',
-           'collect_results', 'write_results', 'visible_gpus', 'SweepResult', 'check_writable', 'CellJob',
-           'sweep_slots', 'refine_round', 'preflight', 'data_files', 'run_study']
+__all__ = ['DISK_FULL', 'CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'disk_full', 'run_cell', 'cell_params', 'study_tasks',
+           'task_cells', 'run_task', 'collect_results', 'write_results', 'visible_gpus', 'SweepResult',
+           'check_writable', 'design_difference', 'check_study_folder', 'CellJob', 'sweep_slots', 'refine_round',
+           'preflight', 'data_files', 'run_study']
 
 # %% ../nbs/07c_sweep.ipynb #20d9eccf
 def _short_error(e: BaseException, limit=1000) -> str:
@@ -34,10 +35,20 @@ def _short_error(e: BaseException, limit=1000) -> str:
     s = re.sub(r'\x1b\[[0-9;]*m', '', s).strip()
     return s if len(s) <= limit else s[:limit - 3] + '...'
 
+DISK_FULL = 'disk-full'  # a cell's state when its run met a full disk: not failed, no try used; the same command runs it again
+_FULL_DISK = ('No space left on device', '[Errno 28]',  # ENOSPC, as Python words it
+              'enforce fail at inline_container.cc', 'PytorchStreamWriter failed writing')  # torch.save's zip writer on a full disk
+
+def disk_full(e: BaseException) -> bool:
+    "Whether the error `e` (this process's, or a notebook's as papermill reports it) is a full disk: ENOSPC, or torch's checkpoint writer failing."
+    if isinstance(e, OSError) and e.errno == errno.ENOSPC: return True
+    s = _short_error(e, limit=1 << 20)
+    return any(t in s for t in _FULL_DISK)
+
 def _run_locked(cell_dirs: list, run, retries: int, retry_failed: bool, stale_after: float) -> dict:
-    "A task's life: lock its incomplete cells, `run(cells)` until they are complete (`retries` + 1 tries), record the rest as failed."
+    "A task's life: lock its incomplete cells, `run(cells)` until they are complete (`retries` + 1 tries), record the rest as failed (a full disk: `DISK_FULL`, nothing recorded)."
     states = {d.name: cell_status(d) for d in cell_dirs}
-    def todo(d): s = cell_status(d); return not (s in COMPLETE or (s == 'failed' and not retry_failed))
+    def todo(d): s = cell_status(d); return not (s in COMPLETE or s == 'damaged' or (s == 'failed' and not retry_failed))
     with ExitStack() as held:
         mine = []  # the cells this task runs: incomplete, and locked by us
         for d in filter(todo, cell_dirs):
@@ -47,7 +58,7 @@ def _run_locked(cell_dirs: list, run, retries: int, retry_failed: bool, stale_af
         for d in mine:
             d.mkdir(parents=True, exist_ok=True)
             (d/'summary.json').unlink(missing_ok=True)  # a failed one being retried
-        ran, errors = list(mine), {}
+        ran, errors, full = list(mine), {}, None
         for attempt in range(1, retries + 2):
             if not mine or stopping(): break
             try:
@@ -55,11 +66,18 @@ def _run_locked(cell_dirs: list, run, retries: int, retry_failed: bool, stale_af
                 errors = {d: f"the notebook ended without a complete summary.json (status={cell_status(d)!r})" for d in mine}
             except Exception as e:
                 if stopping(): break
+                if disk_full(e): full = _short_error(e, 300); break  # no fault of the cell: no try is used up, nothing is recorded
                 errors = dict.fromkeys(mine, _short_error(e))
             mine = [d for d in mine if cell_status(d) not in COMPLETE]
-        for d in mine:
-            if not stopping(): write_json(d/'summary.json', dict(status='failed', error=errors[d], attempts=attempt, time=now()))
-        for d in ran: states[d.name] = cell_status(d) or 'interrupted'  # interrupted: left incomplete, not failed
+        for d in mine if not stopping() else []:
+            try:
+                if not full: write_json(d/'summary.json', dict(status='failed', error=errors[d], attempts=attempt, time=now()))
+            except OSError as e:
+                if not disk_full(e): raise
+                full = _short_error(e, 300)  # the failure could not be recorded either: the disk is full
+            if full: print(f"qknorm: {d.name}: the disk is full ({d}): {full}; free space, then run the same command again "
+                           "(the cell is not recorded failed)", file=sys.stderr)
+        for d in ran: states[d.name] = cell_status(d) or (DISK_FULL if full and d in mine else 'interrupted')  # interrupted: left incomplete, not failed
     return states
 
 # %% ../nbs/07c_sweep.ipynb #5d248677
@@ -136,6 +154,8 @@ def collect_results(study_dir):
             continue
         if any(cfg.get(k) is None for k in SETTINGS):
             left_out[str(sp.parent)] = 'no config.json, and study.json does not declare the cell'; continue
+        if cp.exists() and isinstance(want := planned.get(sp.parent.name), dict) and (why := cell_mismatch(sp.parent, cfg, want, study_dir/'study.json')):
+            raise StudyError(why)  # a run folder that is not the cell its id names: refused, as `qknorm cells` and the sweep refuse it
         cfgs[sp.parent.name] = cfg
         row = {'cell': sp.parent.name} | {k: cfg.get(k) for k in (*SETTINGS, *extra, *CONTEXT)} | {k: s.get(k) for k in METRICS}
         for t, step in (s.get('steps_to_target') or {}).items():
@@ -171,7 +191,7 @@ def visible_gpus() -> list[str]:
 class SweepResult:
     "What a sweep left: the study folder and each cell's state."
     study_dir: Path
-    states: dict  # cell id -> done | diverged | failed | running | pending | submitted
+    states: dict  # cell id -> done | diverged | failed | running | pending | submitted | interrupted | disk-full | damaged
     @property
     def counts(self) -> Counter: return Counter(self.states.values())
     @property
@@ -180,10 +200,12 @@ class SweepResult:
         n = ', '.join(f"{v} {k}" for k, v in sorted(self.counts.items()))
         return f"{self.study_dir.name}: {len(self.states)} cells: {n}; results in {self.study_dir/'results.csv'}"
     def show(self):
-        "Print the summary line, then each failed cell with its error."
+        "Print the summary line, then each failed cell with its error, each cell a full disk stopped and each damaged one."
         print(self)
         for cid, s in self.states.items():
             if s == 'failed': print(f"  failed: {cid}: {(read_summary(self.study_dir/cid) or {}).get('error')}")
+            if s == DISK_FULL: print(f"  the disk is full: {cid} ({self.study_dir/cid}) is not recorded failed; free space, then run the same command again")
+            if s == 'damaged': print(f"  damaged: {cid}: {summary_problem(self.study_dir/cid)}; run the sweep with --repair to move it aside and run it again")
 
 # %% ../nbs/07c_sweep.ipynb #5de76c00
 def check_writable(folder: Path, subfolders=()):
@@ -198,17 +220,43 @@ def check_writable(folder: Path, subfolders=()):
         if Path(s).exists() and not Path(s).is_dir():
             raise SweepError(f"{s} is a file where a cell's run folder goes: move or delete it, then run the same command again")
 
-def _check_folder(study_dir: Path, st: Study, hashes: dict, repair: bool = False):
-    "Refuse a study folder that holds the same cells run with other settings (each cell folder's own config.json), or other data files."
+_VARIES = object()  # a field on a study's axes: it has no one value to compare
+
+def _design_value(preset, fixed: dict, axes: dict, k: str):
+    "Field `k` as a study sets it for every cell: its fixed value, else `_VARIES` when it is an axis, else the preset's default."
+    if k in fixed: return fixed[k]
+    return _VARIES if k in axes else (default_values() | PRESETS.get(preset, {})).get(k)
+
+def design_difference(old: dict, st: Study) -> str|None:
+    "None when the study.json `old` records the design of `st` (name, preset, fixed fields: axes and `only` may grow), else the first difference, in words."
+    if 'name' in old and old['name'] != st.name: return f"name={old['name']!r} (this study is {st.name!r})"
+    src = st.source if st.source not in ('', 'dict') else 'this study'  # the file that says otherwise
+    if 'preset' in old and old['preset'] != st.preset: return f"preset={old['preset']!r}, but {src} says preset={st.preset!r}"
+    if not isinstance(old.get('fixed'), dict): return None  # a record without its design (hand-made): the cells' own check stands
+    of, oa = old['fixed'], old.get('axes') if isinstance(old.get('axes'), dict) else {}
+    for k in sorted((set(of) | set(st.fixed)) - set(RUNTIME_FIELDS)):  # how a run computes is no difference (threads, device)
+        a, b = _design_value(old.get('preset'), of, oa, k), _design_value(st.preset, st.fixed, st.axes, k)
+        if _VARIES not in (a, b) and a != b:
+            say = lambda v, f: f"{v!r}" + ('' if k in f else " (the preset's default)")
+            return f"fixed {k}={say(a, of)}, but {src} says {k}={say(b, st.fixed)}"
+    return None
+
+def check_study_folder(study_dir: Path, st: Study, hashes: dict, # the study's data files and their sha256 now (`data_files`)
+                       repair: bool = False):
+    "Refuse a folder that holds another study (its study.json records another design), the same cells run with other settings (each cell folder's own config.json), a damaged record (unless `repair`), or other data files."
     if (study_dir/'ladder.json').exists():  # a ladder's folder (its rungs are studies one level down): never mixed with a study
         raise StudyError(f"{study_dir} is the folder of ladder {study_dir.name!r} (it holds ladder.json); name the study otherwise")
     check_writable(study_dir, [study_dir/c.id for c in st.cells])  # a file in the way, a read-only disk: said before anything is written
     for p in check_cell_folders(st, study_dir, repair):  # the run folders themselves, whatever study.json says or whether it exists
-        print(f"qknorm: {p.name.split('.damaged-')[0]}: its config.json was not readable; moved aside to {p.name}, the cell runs again", file=sys.stderr)
+        print(f"qknorm: {p.name.split('.damaged-')[0]}: its config.json or summary.json was damaged (a record no run writes); "
+              f"moved aside to {p.name}, the cell runs again", file=sys.stderr)
     try: old = read_json(study_dir/'study.json') if (study_dir/'study.json').exists() else None
     except FileError as e: raise StudyError(f"{e}: the study's record cannot be read, so it is not overwritten; move it aside (the run folders "
                                             "speak for themselves) and run the same command again") from None
     if not old: return
+    if not isinstance(old, dict):
+        raise StudyError(f"{study_dir/'study.json'} holds {json.dumps(old)[:40]}, not a study's record (a JSON object); it is not overwritten: "
+                         "move it aside (the run folders speak for themselves) and run the same command again")
     new = {c.id: c.config.to_dict() for c in st.cells}
     for cid, cfg in (old.get('cells') or {}).items():
         if cid not in new: continue
@@ -217,6 +265,9 @@ def _check_folder(study_dir: Path, st: Study, hashes: dict, repair: bool = False
             k = diff[0]
             raise StudyError(f"{study_dir} holds cell {cid} run with {k}={cfg.get(k)!r}, but the study now says {k}={new[cid].get(k)!r}: "
                              "use another study name or runs dir, or delete the folder")
+    if (why := design_difference(old, st)):  # one folder is one study: more seeds or LRs grow it, another design is another study
+        raise StudyError(f"{study_dir} holds another study: its study.json records {why}. One folder is one study: "
+                         f"give this study another name (its name: key, or the file's name) or another --runs-dir; nothing was written")
     for p, h in (old.get('data_files') or {}).items():
         if p in hashes and hashes[p] != h:
             raise StudyError(f"data file {p!r} changed since {study_dir} was started (sha256 {h[:12]}… now {hashes[p][:12]}…)")
@@ -352,7 +403,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
               poll: float = 5.0, # seconds between checks while waiting
               stale_after: float = STALE_AFTER, # see `lock_is_stale` (qknorm_nb.locks)
               reuse_kernels: bool = True, # local: each worker keeps its kernel from cell to cell; False: a fresh kernel per cell
-              repair: bool = False, # move cell folders whose config.json is unreadable aside and run those cells again
+              repair: bool = False, # move cell folders whose config.json or summary.json is damaged aside and run those cells again
               log_to: str|None = None, # every cell also reports to 'tensorboard' or 'wandb' (None: as the study file says)
              ) -> SweepResult:
     "Run (or resume) every incomplete cell of a study and rebuild its results.csv."
@@ -360,7 +411,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     kind, nb = preflight(st, executor, log_to, notebook)
     study_dir = Path(runs_dir).expanduser().resolve()/st.name
     hashes = {p: sha256(p) for p in data_files(st)}  # a data file changed since the study started is refused, not re-tokenised
-    _check_folder(study_dir, st, hashes, repair)
+    check_study_folder(study_dir, st, hashes, repair)
     workers, threads, gpus = sweep_slots(st, kind, workers, threads, gpus)
     retries = st.retries if retries is None else retries
     study_dir.mkdir(parents=True, exist_ok=True)
@@ -376,14 +427,17 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
         ws = (read_summary(study_dir/cid) or {}).get('data_warnings')
         for w in (ws if isinstance(ws, list) else []):  # what a run found of its text (each said once), also in its summary.json
             if w not in warned: warned.add(w); bar.write(f"qknorm: warning: {cid}: {w}", file=sys.stderr)
-        if state not in ('running', 'submitted', 'interrupted'): bar.update(1)
+        if state not in ('running', 'submitted', 'interrupted', DISK_FULL): bar.update(1)
         bar.set_postfix(Counter(s for s in states.values() if s != 'running'), refresh=True)
 
     def sweep(cells):
         "Run the incomplete ones of `cells` and wait for those another sweep runs."
         for c in cells:
             s = cell_status(study_dir/c.id)
-            if s in COMPLETE or (s == 'failed' and not retry_failed): states[c.id] = s; clear_stale_lock(study_dir/c.id, stale_after)
+            if s in COMPLETE or s == 'damaged' or (s == 'failed' and not retry_failed): states[c.id] = s; clear_stale_lock(study_dir/c.id, stale_after)
+            if s == 'damaged':  # neither a result nor a cell to run over its record: said now, with the fix
+                bar.write(f"qknorm: {c.id}: {summary_problem(study_dir/c.id)}: a summary no run writes, so the cell is damaged and is not run; "
+                          "run the sweep with --repair to move it aside and run it again", file=sys.stderr)
         bar.total += len(cells); bar.update(sum(c.id in states for c in cells))
         todo = tasks([c for c in cells if c.id not in states])
         if kind == 'local': _run_local(todo, workers, gpus, on_done)
