@@ -28,8 +28,16 @@ def bar_function(expr: str, where: str = 'bar'):
             raise ValueError(f"{where}={expr!r} uses {type(n).__name__}; allowed: numbers, + - * /, parentheses and {', '.join(BAR_NAMES)}")
         if isinstance(n, ast.Name) and n.id not in BAR_NAMES:
             raise ValueError(f"{where}={expr!r} names {n.id!r}; allowed: {', '.join(BAR_NAMES)}")
-    code = compile(tree, where, 'eval')
-    return lambda best, h1, h2: float(eval(code, {'__builtins__': {}}, dict(best=best, H1=h1, H2=h2)))
+    return lambda best, h1, h2: float(_value(tree.body, dict(best=best, H1=h1, H2=h2)))
+
+_BIN = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+
+def _value(n, names: dict) -> float:
+    "The value of a checked bar expression's node: walked by hand, so that nothing in a rule file is ever executed."
+    if isinstance(n, ast.Constant): return n.value
+    if isinstance(n, ast.Name): return names[n.id]
+    if isinstance(n, ast.UnaryOp): return -_value(n.operand, names)
+    return _BIN[type(n.op)](_value(n.left, names), _value(n.right, names))
 
 # %% ../nbs/00c_rule.ipynb #f399120d
 RULE_VERSION = 2  # the version of the rule this code applies
