@@ -8,7 +8,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/report.html.md"""
 from __future__ import annotations
 import re, warnings
 from pathlib import Path
-from .files import FileError, atomic_write, load_json, read_json
+from .files import FileError, atomic_write, load_json, read_json, read_yaml
 from .study import SweepError
 from .kernels import execute_notebook, find_notebook
 
@@ -52,8 +52,9 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
     "The notebook that reads `folder` and its papermill parameters: 22_scale for a ladder (ladder.json), 23_depth for a study with a rule in studies/rules/, 20_analysis for a study."
     if (folder/'ladder.json').is_file(): return _ladder_page(folder, notebook)
     if (folder/'study.json').is_file():
-        rule = folder.parent.parent/'studies'/'rules'/f'{folder.name}.yaml'  # a confirmatory study: its committed rule
-        if rule.is_file(): return find_notebook(notebook, '23_depth.ipynb'), dict(study_dir=str(folder), rule_file=str(rule.resolve()))
+        name = (read_json(folder/'study.json') or {}).get('name') if isinstance(read_json(folder/'study.json'), dict) else None
+        rule = folder.parent.parent/'studies'/'rules'/f'{name}.yaml'  # a confirmatory study: the rule named after what study.json says it is
+        if name and rule.is_file() and (read_yaml(rule) or {}).get('study') == name and 'hypothesis' in (read_yaml(rule) or {}): return find_notebook(notebook, '23_depth.ipynb'), dict(study_dir=str(folder), rule_file=str(rule.resolve()))
         fig = {} if notebook else dict(figures_dir=str(folder))  # the repository's page also saves its headline figure there
         return find_notebook(notebook, '20_analysis.ipynb'), dict(study_dir=str(folder)) | fig
     raise SweepError(f"{folder} is not a study folder: it has no study.json (run `qknorm sweep` first), "
