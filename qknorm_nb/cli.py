@@ -14,7 +14,7 @@ from .config import ConfigError, PRESETS, DEVICES, LOGGERS, FIELD_TYPES, default
 from .files import COMPLETE, FileError, load_json, sha256, write_json
 from .study import EXECUTORS, SweepError, preset_names, read_summary
 from .sweep import SweepResult, run_study
-from .progress import study_progress
+from .progress import study_progress, progress_lines
 from .report import ReportError, ReportWarning, report
 from .data import DataError, check_sources
 from .samples import DEFAULT_DIR, check_samples, make_samples
@@ -212,7 +212,7 @@ def _run(a) -> int:
 def _sweep(a) -> SweepResult:
     res = run_study(a.study, runs_dir=a.runs_dir, workers=a.workers, executor=a.executor, notebook=a.notebook,
                     retry_failed=a.retry_failed, repair=a.repair, log_to=a.log_to, wait=not a.no_wait, threads=a.threads, progress=not a.quiet,
-                    reuse_kernels=not a.fresh_kernels)
+                    reuse_kernels=not a.fresh_kernels, watch=progress_lines)
     if a.quiet: res.show()
     if res.counts.get('failed'): print(f"qknorm: {res.counts['failed']} cells failed; fix the cause, then run again with --retry-failed",
                                        file=sys.stderr)

@@ -400,6 +400,7 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
               gpus: list|None = None, # GPU ids to hand out (local); None: the study's, else the visible ones
               retries: int|None = None, # override the study's retries
               progress: bool = True, # a tqdm bar over cells and a summary line
+              watch=None, # a context manager factory (study, study_dir, write) that reports running cells, e.g. `progress.progress_lines` (the CLI passes it)
               poll: float = 5.0, # seconds between checks while waiting
               stale_after: float = STALE_AFTER, # see `lock_is_stale` (qknorm_nb.locks)
               reuse_kernels: bool = True, # local: each worker keeps its kernel from cell to cell; False: a fresh kernel per cell
@@ -458,9 +459,8 @@ def run_study(study, # a Study, a spec dict, a YAML path or a preset name
     old_term = signal.signal(signal.SIGTERM, signal.default_int_handler) if threading.current_thread() is threading.main_thread() else None
     marked = ExitStack()
     marked.enter_context(sweep_marker(study_dir, stale_after))  # `qknorm cells` tells a gap between two cells from no sweep at all
-    if progress:  # every minute, each running cell's step, loss and time left above the bar, as `qknorm cells` shows them (07d_progress)
-        from qknorm_nb.progress import progress_lines
-        marked.enter_context(progress_lines(st, study_dir, bar.write))
+    if progress and watch:  # every minute, each running cell's step, loss and time left above the bar, as `qknorm cells` shows them
+        marked.enter_context(watch(st, study_dir, bar.write))  # (07d_progress sits above this notebook: the caller hands it in)
     try:
         sweep(st.cells)
         r = 1
