@@ -11,14 +11,13 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 from .files import ARM, COMPLETE
-from .metrics import OFF, tidy_runs, optimal_lr, curve_key, group_key, ResultsError
-from .verdicts import not_useful
+from .metrics import OFF, tidy_runs, optimal_lr, curve_key, group_key, ResultsError, fmt_num
+from .verdicts import not_useful, logistic_mle
 from .rule import RULE
 
 # %% auto #0
 __all__ = ['CLIFF_COLS', 'clopper_pearson', 'collapse_runs', 'collapse_table', 'logistic_fit', 'fit_band', 'cliff_fit',
-           'cliff_summary', 'p_at', 'cliff_words', 'plot_cliff', 'lr50_point', 'h3_slope', 'h3_verdict',
-           'safe_below_under']
+           'cliff_summary', 'p_at', 'cliff_words', 'plot_cliff', 'lr50_point', 'h3_slope', 'h3_verdict']
 
 # %% ../nbs/06i_cliff.ipynb #86c34705
 def _binom_cdf(k: int, n: int, p: float) -> float:
@@ -74,16 +73,8 @@ def logistic_fit(x, y) -> dict:
         ux = base['xs']
         ok, bad = ux[ux < low_bad], ux[ux > top_ok]  # LRs where every run trained / every run collapsed
         return dict(base, kind='separated', x_ok=ok.max() if len(ok) else low_bad, x_bad=bad.min() if len(bad) else top_ok)
-    xc = x.mean()
-    X = np.stack([np.ones_like(x), x - xc], 1)  # (n, 2)
-    w = np.zeros(2)
-    for _ in range(200):
-        p = 1 / (1 + np.exp(-X @ w))
-        H = X.T @ (X * (p * (1 - p))[:, None]) + 1e-9 * np.eye(2)  # Fisher information (2, 2); the ridge only guards the solve
-        step = np.linalg.solve(H, X.T @ (y - p))
-        w += step
-        if np.abs(step).max() < 1e-10: break
-    return dict(base, kind='logistic', a=float(w[0]), b=float(w[1]), xc=float(xc), cov=np.linalg.inv(H))
+    (a, b), H, xc = logistic_mle(x, y, iters=200)  # the one Newton fit (06a_verdicts)
+    return dict(base, kind='logistic', a=a, b=b, xc=xc, cov=np.linalg.inv(H))
 
 def fit_band(fit: dict, x, level: float) -> tuple:
     "The fitted P at log10 LRs `x` and its two-sided Wald band at `level` (on the logit): (p, lo, hi) arrays."
@@ -159,10 +150,11 @@ def p_at(fit: dict|None, lr: float, level: float) -> tuple:
     return float(p[0]), float(lo[0]), float(hi[0])
 
 # %% ../nbs/06i_cliff.ipynb #788e838a
-def _lr(x) -> str: return f"{x:.3g}"
+def _known(x) -> bool: return x is not None and x == x  # a number the fit gave (not None, not NaN)
 
-def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm') -> str:
+def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm', rule=RULE) -> str:
     "One arm's cliff in a sentence: lr50 with its interval, safe below, needed from, or what cannot be estimated and why."
+    _lr, c = fmt_num, rule.cliff
     n = f"{int(r['n_collapsed'])} of {int(r['n_runs'])} runs at {int(r['n_lrs'])} LRs from its best ({_lr(r['best_lr'])}) collapsed"
     if r['fit'] == 'no flip':
         return f"{arm_label}: {n}; no LR mixes outcomes, so no P = 0.5 LR can be estimated on these LRs."
@@ -170,12 +162,12 @@ def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm') -> str:
     if r['fit'] == 'separated':
         return (f"{arm_label}: {n}; one LR separates them (none collapsed at {_lr(r['lr50_lo'])} or below, every run collapsed "
                 f"from {_lr(r['lr50_hi'])} on), so the fit does not exist: P = 0.5 lies in [{_lr(r['lr50_lo'])}, {_lr(r['lr50_hi'])}].")
-    lo = ('below ' if r['open_lo'] else '') + _lr(r['lr50_lo']) if r['lr50_lo'] == r['lr50_lo'] else 'not closed'
-    hi = _lr(r['lr50_hi']) + (' or above' if r['open_hi'] else '') if r['lr50_hi'] == r['lr50_hi'] else 'not closed'
-    safe = (f"safe below {_lr(r['safe_below'])}" if r['safe_below'] is not None and r['safe_below'] == r['safe_below']
-            else "not shown safe at any LR run (the band's upper end is above 0.1 even at the lowest)")
-    need = (f"needed from {_lr(r['needed_from'])}" if r['needed_from'] is not None and r['needed_from'] == r['needed_from']
-            else "never surely collapsing on these LRs (the band's lower end stays under 0.1)")
+    lo = ('below ' if r['open_lo'] else '') + _lr(r['lr50_lo']) if _known(r['lr50_lo']) else 'not closed'
+    hi = _lr(r['lr50_hi']) + (' or above' if r['open_hi'] else '') if _known(r['lr50_hi']) else 'not closed'
+    safe = (f"safe below {_lr(r['safe_below'])}" if _known(r['safe_below'])
+            else f"not shown safe at any LR run (the band's upper end is above {c['safe_p']} even at the lowest)")
+    need = (f"needed from {_lr(r['needed_from'])}" if _known(r['needed_from'])
+            else f"never surely collapsing on these LRs (the band's lower end stays under {c['needed_p']})")
     return f"{arm_label}: {n}; P(collapse) = 0.5 at {_lr(r['lr50'])} [{lo}, {hi}]; {safe}; {need}."
 
 # %% ../nbs/06i_cliff.ipynb #81e38f45
@@ -238,12 +230,3 @@ def h3_verdict(lo, hi, pts, effect) -> dict:
     if hi < 0: return dict(verdict='supported', why=f'the interval lies below 0: the cliff falls with depth')
     if lo > -effect: return dict(verdict='not supported', why=f'any fall is smaller than the smallest effect ({effect} decades per doubling)')
     return dict(verdict='inconclusive', why=f'the interval includes both 0 and a fall of {effect} decades per doubling')
-
-# %% ../nbs/06i_cliff.ipynb #a21064a4
-def safe_below_under(rule_file, runs_csv) -> str:
-    "Run `cliff_fit` in a fresh process under the rule `rule_file` (QKNORM_RULE) on the runs in `runs_csv`: its safe_below, or the refusal."
-    import subprocess, sys, os
-    code = ("import pandas as pd; from qknorm_nb.cliff import cliff_fit; "
-            f"print(cliff_fit(pd.read_csv({str(runs_csv)!r}))['safe_below'])")
-    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=os.environ | {'QKNORM_RULE': str(rule_file)})
-    return p.stdout.strip() if p.returncode == 0 else p.stderr.strip().splitlines()[-1]

@@ -17,11 +17,25 @@ from .rule import RULE  # every number of the analysis rule (00c_rule)
 
 # %% auto #0
 __all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'ALPHA', 'TOL', 'MARGIN', 'NECESSITY_COLS', 'SENS_EFFECT', 'H3_ALPHA',
-           'H3_EFFECT', 'fit_fail_curve', 'depth_key', 'depth_star', 'useful_bar', 'not_useful', 'failure_lr',
-           'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap', 'crossing',
-           'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains', 'study_summary']
+           'H3_EFFECT', 'logistic_mle', 'fit_fail_curve', 'depth_key', 'depth_star', 'useful_bar', 'not_useful',
+           'failure_lr', 'near_optimal_band', 'arm_diff', 'sensitivity_gap', 'arm_gap_at_optimum', 'optimum_gap',
+           'crossing', 'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains',
+           'study_summary']
 
 # %% ../nbs/06a_verdicts.ipynb #d929921d
+def logistic_mle(x, y, iters: int = 100) -> tuple:
+    "Maximum likelihood of P(y=1 | x) = sigmoid(a + b (x - xc)) by Newton's method: ((a, b), Fisher information (2, 2), xc)."
+    xc = x.mean()
+    X = np.stack([np.ones_like(x), x - xc], 1)  # (n, 2), centred for a well-conditioned Newton step
+    w = np.zeros(2)
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-X @ w))
+        H = X.T @ (X * (p * (1 - p))[:, None]) + 1e-9 * np.eye(2)  # Fisher information; the ridge only guards the solve
+        step = np.linalg.solve(H, X.T @ (y - p))
+        w += step
+        if np.abs(step).max() < 1e-10: break
+    return (float(w[0]), float(w[1])), H, float(xc)
+
 def fit_fail_curve(lr,            # peak LR of each run
                    fail,          # True where that run failed
                    alpha: float = RULE.alpha, # 1 - confidence level of the interval (the rule's)
@@ -33,16 +47,7 @@ def fit_fail_curve(lr,            # peak LR of each run
     x_ok, x_bad = x[y == 0].max(), x[y == 1].min()
     if x_ok < x_bad:  # perfectly separated: the MLE slope is infinite
         return dict(lr50=10 ** ((x_ok + x_bad) / 2), lr50_lo=10 ** x_ok, lr50_hi=10 ** x_bad, slope=np.inf, fit='separated')
-    xc = x.mean()
-    X = np.stack([np.ones_like(x), x - xc], 1)  # (n, 2), centred for a well-conditioned Newton step
-    w = np.zeros(2)
-    for _ in range(100):
-        p = 1 / (1 + np.exp(-X @ w))
-        H = X.T @ (X * (p * (1 - p))[:, None]) + 1e-9 * np.eye(2)  # Fisher information
-        step = np.linalg.solve(H, X.T @ (y - p))
-        w += step
-        if np.abs(step).max() < 1e-10: break
-    a, b = w
+    (a, b), H, xc = logistic_mle(x, y)
     if b <= 0: return {**none, 'slope': float(b), 'fit': 'not increasing'}
     cov = np.linalg.inv(H)
     x50 = -a / b
