@@ -13,7 +13,8 @@ from .study import SweepError
 from .kernels import execute_notebook, find_notebook
 
 # %% auto #0
-__all__ = ['ReportError', 'ReportWarning', 'notebook_warnings', 'page_for', 'check_ladder_record', 'mixed_code', 'report']
+__all__ = ['STUDY_PAGES', 'LADDER_PAGES', 'ReportError', 'ReportWarning', 'notebook_warnings', 'page_for', 'check_ladder_record',
+           'mixed_code', 'report']
 
 # %% ../nbs/07g_report.ipynb #96a2d9ae
 class ReportError(RuntimeError):
@@ -33,7 +34,7 @@ def notebook_warnings(path) -> list[str]:
 # %% ../nbs/07g_report.ipynb #d30a61f5
 def _ladder_page(folder: Path, # a ladder folder (it holds ladder.json), resolved
                  notebook=None) -> tuple[Path, dict]:
-    "The scale page and its parameters: the ladder file `ladder.json` names (looked for in the checkout above runs/), the runs and checks folders."
+    "The ladder's page (its own by name, `LADDER_PAGES`, else the scale page) and its parameters: the ladder file `ladder.json` names (looked for in the checkout above runs/), the runs and checks folders."
     try: spec = read_json(folder/'ladder.json')
     except FileError as e: raise SweepError(f"{e}: the ladder's record cannot be read; run `qknorm ladder` on its file to write it again") from None
     src = (spec if isinstance(spec, dict) else {}).get('source') or ''
@@ -41,20 +42,49 @@ def _ladder_page(folder: Path, # a ladder folder (it holds ladder.json), resolve
     f = next((c for c in (Path(src), root/src) if src and c.is_file()), None)
     if f is None: raise SweepError(f"{folder}/ladder.json: source={src!r} is not a ladder file here "
                                    f"(looked in {root} and the working directory): the scale page needs the ladder file the rungs ran from")
-    return find_notebook(notebook, '22_scale.ipynb'), dict(ladder_file=str(f.resolve()), runs_dir=str(folder.parent),
-                                                          checks_dir=str(root/'bench'/'checks'))
+    name = (read_yaml(f) or {}).get('name') if isinstance(read_yaml(f), dict) else None
+    params = dict(ladder_file=str(f.resolve()), runs_dir=str(folder.parent))
+    page = None if notebook else LADDER_PAGES.get(name)
+    if page == '25_natural.ipynb':  # the natural-text page also reads the builtin length ladder and the rules beside the ladder file
+        s = root/'studies'
+        return find_notebook(None, page), params | dict(builtin_file=str((s/'ladders'/'length.yaml').resolve()), rule_file=str((s/'rules'/'analysis.yaml').resolve()),
+                                                        mech_rule_file=str((s/'rules'/'mechanism.yaml').resolve()), gains_rule_file=str((s/'rules'/'mechanism-gains.yaml').resolve()))
+    if page: return find_notebook(None, page), params
+    return find_notebook(notebook, '22_scale.ipynb'), params | dict(checks_dir=str(root/'bench'/'checks'))
 
 
 # %% ../nbs/07g_report.ipynb #7795ab68
+def _study_name(folder: Path) -> str|None:
+    "The `name` the folder's study.json records (None when it records none, or is not a mapping)."
+    s = read_json(folder/'study.json')
+    return s.get('name') if isinstance(s, dict) else None
+
+def _depth_page(folder, name, root):
+    "A confirmatory study with its own rule, studies/rules/<name>.yaml, that names it and states a hypothesis: the depth page."
+    rule = root/'studies'/'rules'/f'{name}.yaml'
+    r = read_yaml(rule) if rule.is_file() else None
+    if isinstance(r, dict) and r.get('study') == name and 'hypothesis' in r: return '23_depth.ipynb', dict(study_dir=str(folder), rule_file=str(rule.resolve()))
+
+def _cliff_page(folder, name, root):
+    "The study the analysis rule's `cliff` section names: the cliff page, beside the rung it extends."
+    rule = root/'studies'/'rules'/'analysis.yaml'
+    r = read_yaml(rule) if rule.is_file() else None
+    cliff = r.get('cliff') if isinstance(r, dict) else None
+    if isinstance(cliff, dict) and cliff.get('study') == name:
+        return '26_cliff.ipynb', dict(study_dir=str(folder), base_dir=str(root/'runs'/'length-tinystories'/'steps-s6100'), rule_file=str(rule.resolve()))
+
+STUDY_PAGES = (_depth_page, _cliff_page)  # a study's own page, first match wins; none: the study page, 20_analysis
+LADDER_PAGES = {'length': '24_length.ipynb', 'length-tinystories': '25_natural.ipynb'}  # by the ladder's name; others: 22_scale
+
 def page_for(folder: Path, # a study folder or a ladder folder, resolved
-             notebook=None, # the notebook to execute; None: the repository's page for that kind of folder
+             notebook=None, # the notebook to execute; None: the repository's page for that folder
             ) -> tuple[Path, dict]:
-    "The notebook that reads `folder` and its papermill parameters: 22_scale for a ladder (ladder.json), 23_depth for a study with a rule in studies/rules/, 20_analysis for a study."
+    "The notebook that reads `folder` and its papermill parameters, by what the folder's record says (never its folder name)."
     if (folder/'ladder.json').is_file(): return _ladder_page(folder, notebook)
     if (folder/'study.json').is_file():
-        name = (read_json(folder/'study.json') or {}).get('name') if isinstance(read_json(folder/'study.json'), dict) else None
-        rule = folder.parent.parent/'studies'/'rules'/f'{name}.yaml'  # a confirmatory study: the rule named after what study.json says it is
-        if name and rule.is_file() and (read_yaml(rule) or {}).get('study') == name and 'hypothesis' in (read_yaml(rule) or {}): return find_notebook(notebook, '23_depth.ipynb'), dict(study_dir=str(folder), rule_file=str(rule.resolve()))
+        name, root = _study_name(folder), folder.parent.parent  # runs/<study> sits in the checkout that holds studies/
+        for page in STUDY_PAGES if name and not notebook else ():
+            if (hit := page(folder, name, root)): return find_notebook(None, hit[0]), hit[1]
         fig = {} if notebook else dict(figures_dir=str(folder))  # the repository's page also saves its headline figure there
         return find_notebook(notebook, '20_analysis.ipynb'), dict(study_dir=str(folder)) | fig
     raise SweepError(f"{folder} is not a study folder: it has no study.json (run `qknorm sweep` first), "
