@@ -17,7 +17,8 @@ from .rule import RULE
 
 # %% auto #0
 __all__ = ['CLIFF_COLS', 'clopper_pearson', 'collapse_runs', 'collapse_table', 'logistic_fit', 'fit_band', 'cliff_fit',
-           'cliff_summary', 'p_at', 'cliff_words', 'plot_cliff', 'lr50_point', 'h3_slope', 'h3_verdict']
+           'cliff_summary', 'p_at', 'cliff_words', 'plot_cliff', 'plot_losses', 'plot_answer', 'lr50_point', 'h3_slope',
+           'h3_verdict']
 
 # %% ../nbs/06i_cliff.ipynb #86c34705
 def _binom_cdf(k: int, n: int, p: float) -> float:
@@ -189,6 +190,34 @@ def plot_cliff(ct: pd.DataFrame,      # `collapse_table` rows of one configurati
     ax.set(xscale='log', xlabel='peak LR', ylabel='P(collapse)', ylim=(-0.03, 1.03))
     ax.legend(fontsize=7, loc='upper left')
     return ax
+
+# %% ../nbs/06i_cliff.ipynb #9041fccc
+def plot_losses(runs: pd.DataFrame,  # `collapse_runs` rows of one configuration (every arm)
+                bar: float,           # the collapse bar, nats
+                h2: float|None = None, ax=None):
+    "Every run's final loss against LR per arm (a cross: a diverged run, drawn at its capped loss), with the collapse bar and the bigram entropy."
+    import matplotlib.pyplot as plt
+    from qknorm_nb.plots import arm_color, arm_label
+    ax = ax or plt.subplots(figsize=(5, 3.4))[1]
+    for i, (arm, g) in enumerate(runs.groupby(ARM, sort=False)):
+        jit = 10 ** np.random.default_rng(i).uniform(-0.02, 0.02, len(g))  # seeds at one LR side by side
+        ok = ~g['fail'].astype(bool).values
+        ax.scatter(g['lr'][ok] * jit[ok], g['loss'][ok], s=12, color=arm_color(arm), alpha=0.7, label=arm_label(arm))
+        ax.scatter(g['lr'][~ok], g['loss'][~ok], marker='x', color=arm_color(arm))
+    ax.axhline(bar, color='k', ls='--', lw=1, label=f'collapse bar {bar:.2f}')
+    if h2 is not None: ax.axhline(h2, color='0.5', ls=':', lw=1, label=f'bigram entropy {h2:.2f}')
+    ax.set(xscale='log', xlabel='peak LR', ylabel='final validation loss (nats/token)')
+    ax.legend(fontsize=7)
+    return ax
+
+def plot_answer(runs: pd.DataFrame, ct: pd.DataFrame, fits: dict, bar: float, h2: float|None = None,
+                level: float = RULE.cliff['level']):
+    "The answer in one figure: P(collapse) against LR per arm (left), every run's final loss (right)."
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
+    plot_cliff(ct, fits, ax[0], level); plot_losses(runs, bar, h2, ax[1])
+    fig.tight_layout()
+    return fig
 
 # %% ../nbs/06i_cliff.ipynb #624adf98
 def lr50_point(runs: pd.DataFrame, rule=RULE) -> tuple:
