@@ -47,34 +47,40 @@ _HELPERS = [('Mom', 'f'), ('Dad', 'm'), ('Grandma', 'f'), ('Grandpa', 'm'), ('he
             ('Mrs. Green', 'f'), ('a friendly giant', 'm'), ('the park ranger', 'f'), ('Nana', 'f'),
             ('Papa', 'm'), ('the baker', 'm'), ('Miss Hill', 'f')]
 
-# %% ../nbs/01_stories.ipynb #4cd31af6
+# %% ../nbs/01_stories.ipynb #e7ddcd31
 _PLACES = [('park', 'at', 'the swings'), ('beach', 'on', 'the sand'), ('forest', 'in', 'the tall trees'),  # (place, preposition, a thing there)
            ('garden', 'in', 'the flowers'), ('farm', 'on', 'the red barn'), ('lake', 'by', 'the water'),
            ('hill', 'on', 'the soft grass'), ('playground', 'at', 'the slide'), ('school', 'at', 'the classroom'),
-           ('library', 'in', 'the shelves of books'), ('zoo', 'at', 'the monkeys'), ('backyard', 'in', 'the old tree'),
-           ('kitchen', 'in', 'the big table'), ('attic', 'in', 'the old boxes'), ('meadow', 'in', 'the tall grass'),
-           ('river', 'by', 'the rocks'), ('pond', 'by', 'the lily pads'), ('market', 'at', 'the fruit stands'),
-           ('town square', 'in', 'the fountain'), ('castle', 'in', 'the big hall'), ('jungle', 'in', 'the vines'),
-           ('mountain', 'on', 'the path'), ('cave', 'in', 'the dark corner'), ('island', 'on', 'the palm trees'),
-           ('bakery', 'at', 'the warm oven'), ('toy shop', 'at', 'the toy shelves'), ('field', 'in', 'the daisies'),
-           ('woods', 'in', 'the bushes'), ('harbor', 'at', 'the boats'), ('living room', 'in', 'the sofa'),
-           ('camp', 'at', 'the tents'), ('orchard', 'in', 'the apple trees'), ('farmers market', 'at', 'the carts'),
-           ('snowy hill', 'on', 'the snow'), ('sandbox', 'in', 'the sand'), ('pet shop', 'at', 'the fish tanks')]
+           ('library', 'in', 'the shelves of books'), ('zoo', 'at', 'the monkeys'),
+           ('backyard', 'in', 'the old tree'), ('kitchen', 'in', 'the big table'), ('attic', 'in', 'the old boxes'),
+           ('meadow', 'in', 'the tall grass'), ('river', 'by', 'the rocks'), ('pond', 'by', 'the lily pads'),
+           ('market', 'at', 'the fruit stands')]
 
-# %% ../nbs/01_stories.ipynb #4ef85247
+# %% ../nbs/01_stories.ipynb #abe9a9d4
+_PLACES += [('town square', 'in', 'the fountain'), ('castle', 'in', 'the big hall'), ('jungle', 'in', 'the vines'),
+            ('mountain', 'on', 'the path'), ('cave', 'in', 'the dark corner'), ('island', 'on', 'the palm trees'),
+            ('bakery', 'at', 'the warm oven'), ('toy shop', 'at', 'the toy shelves'), ('field', 'in', 'the daisies'),
+            ('woods', 'in', 'the bushes'), ('harbor', 'at', 'the boats'), ('living room', 'in', 'the sofa'),
+            ('camp', 'at', 'the tents'), ('orchard', 'in', 'the apple trees'), ('farmers market', 'at', 'the carts'),
+            ('snowy hill', 'on', 'the snow'), ('sandbox', 'in', 'the sand'), ('pet shop', 'at', 'the fish tanks')]
+
+# %% ../nbs/01_stories.ipynb #a4176bee
 _OBJECTS = [('ball', 'kick it'), ('kite', 'fly it'), ('teddy bear', 'hug it'), ('doll', 'dress it up'),  # (object, what you do with it)
             ('toy car', 'race it'), ('hat', 'wear it'), ('balloon', 'hold it'), ('book', 'read it'),
             ('box of crayons', 'draw with it'), ('stone', 'look at it'), ('shell', 'listen to it'),
             ('bike', 'ride it'), ('wagon', 'pull it'), ('drum', 'bang it'), ('whistle', 'blow it'),
             ('blanket', 'sit on it'), ('umbrella', 'open it'), ('toy boat', 'sail it'), ('toy train', 'push it'),
             ('robot', 'wind it up'), ('puzzle', 'put it together'), ('scarf', 'wear it'), ('bucket', 'fill it'),
-            ('shovel', 'dig with it'), ('jar', 'fill it'), ('spoon', 'stir with it'), ('flute', 'play it'),
-            ('jump rope', 'jump with it'), ('bell', 'ring it'), ('ribbon', 'tie it'), ('cup', 'drink from it'),
-            ('map', 'follow it'), ('key', 'turn it'), ('basket', 'carry it'), ('feather', 'wave it'),
-            ('necklace', 'wear it'), ('ring', 'wear it'), ('sock', 'wear it'), ('truck', 'push it'),
-            ('clock', 'wind it'), ('lamp', 'light it'), ('paintbrush', 'paint with it'), ('sled', 'ride it'),
-            ('flower', 'smell it'), ('coin', 'flip it'), ('yo-yo', 'spin it'), ('top', 'spin it'),
-            ('guitar', 'play it'), ('pillow', 'sleep on it'), ('wand', 'wave it'), ('crown', 'wear it')]
+            ('shovel', 'dig with it'), ('jar', 'fill it'), ('spoon', 'stir with it')]
+
+# %% ../nbs/01_stories.ipynb #d8d1c2e0
+_OBJECTS += [('flute', 'play it'), ('jump rope', 'jump with it'), ('bell', 'ring it'), ('ribbon', 'tie it'),
+             ('cup', 'drink from it'), ('map', 'follow it'), ('key', 'turn it'), ('basket', 'carry it'),
+             ('feather', 'wave it'), ('necklace', 'wear it'), ('ring', 'wear it'), ('sock', 'wear it'),
+             ('truck', 'push it'), ('clock', 'wind it'), ('lamp', 'light it'), ('paintbrush', 'paint with it'),
+             ('sled', 'ride it'), ('flower', 'smell it'), ('coin', 'flip it'), ('yo-yo', 'spin it'),
+             ('top', 'spin it'), ('guitar', 'play it'), ('pillow', 'sleep on it'), ('wand', 'wave it'),
+             ('crown', 'wear it')]
 
 # %% ../nbs/01_stories.ipynb #576d49df
 _COLORS = 'red blue green yellow pink purple orange white black brown gold silver'.split()
@@ -95,26 +101,35 @@ _BREAKABLES = 'vase cup plate lamp jar bowl window mirror picture frame flower p
 _WEATHER = ('sunny', 'warm', 'windy', 'cold', 'bright', 'cloudy', 'snowy', 'rainy', 'quiet', 'beautiful', 'foggy')
 _TIMES = ('morning', 'afternoon', 'evening', 'day', 'summer day', 'winter day', 'spring morning', 'fall day')
 
-# %% ../nbs/01_stories.ipynb #b9db75fe
+# %% ../nbs/01_stories.ipynb #79e026af
 _FILLERS = dict(
     very=('very', 'so', 'really', 'very, very', 'super', 'quite'),
     then=('Then', 'After that', 'Soon', 'Next', 'A moment later', 'Before long', 'Suddenly', 'Just then'),
     said=('said', 'cried', 'shouted', 'whispered', 'called', 'replied', 'exclaimed', 'answered', 'yelled'),
     asked=('asked', 'wondered', 'said', 'called'),
-    smiled=('smiled', 'grinned', 'laughed', 'giggled', 'beamed', 'nodded'),
+    smiled=('smiled', 'grinned', 'laughed', 'giggled', 'beamed', 'nodded'))
+
+# %% ../nbs/01_stories.ipynb #f63d4c65
+_FILLERS.update(
     happy=('happy', 'glad', 'joyful', 'cheerful', 'excited', 'thrilled', 'proud', 'delighted'),
     sad=('sad', 'upset', 'unhappy', 'gloomy', 'worried', 'teary', 'lonely'),
     scared=('scared', 'afraid', 'frightened', 'nervous', 'shaky'),
     big=('big', 'huge', 'giant', 'tall', 'massive'),  # all take 'a'
     nice=('nice', 'kind', 'good', 'sweet', 'helpful', 'caring', 'gentle'),
-    fun=('fun', 'a great time', 'lots of fun', 'the best time', 'so much fun'),
+    fun=('fun', 'a great time', 'lots of fun', 'the best time', 'so much fun'))
+
+# %% ../nbs/01_stories.ipynb #cfe40688
+_FILLERS.update(
     looked=('looked', 'searched', 'peeked', 'checked', 'hunted'),
     ran=('ran', 'hurried', 'rushed', 'raced', 'skipped', 'hopped', 'walked'),
     played=('played', 'laughed', 'ran around', 'sang songs', 'danced', 'told jokes', 'had a picnic', 'played games'),
     spot=('under the bed', 'behind the sofa', 'in the grass', 'under a bush', 'in a hole', 'by the door',
           'on a high shelf', 'inside a box', 'under a leaf', 'next to a rock', 'in the mud', 'in a tree',
           'behind the fence', 'under the table', 'in a puddle', 'near the pond'),
-    hug=('gave a big hug to', 'hugged', 'thanked', 'smiled at', 'waved at'),
+    hug=('gave a big hug to', 'hugged', 'thanked', 'smiled at', 'waved at'))
+
+# %% ../nbs/01_stories.ipynb #4ae7bc63
+_FILLERS.update(
     activity=('play tag', 'build a sandcastle', 'look for bugs', 'paint pictures', 'sing songs', 'play hide and seek',
               'jump in puddles', 'pick flowers', 'feed the ducks', 'climb the hill', 'read a story', 'draw with chalk',
               'dance in the sun', 'play catch', 'ride bikes', 'splash in the water', 'count the stars',
@@ -122,14 +137,20 @@ _FILLERS = dict(
               'chase butterflies', 'dig for treasure', 'blow bubbles', 'make a snowman', 'plant seeds',
               'watch the boats', 'roll down the hill', 'skip stones', 'go on a treasure hunt', 'make a card',
               'play music', 'put on a show', 'build a fort', 'play with clay', 'make paper boats', 'hunt for shells',
-              'swing on the swings', 'play in the leaves', 'race paper planes', 'bake cookies'),
+              'swing on the swings', 'play in the leaves', 'race paper planes', 'bake cookies'))
+
+# %% ../nbs/01_stories.ipynb #86ee53f2
+_FILLERS.update(
     things=('flowers', 'butterflies', 'birds', 'trees', 'clouds', 'rocks', 'shells', 'leaves', 'bugs', 'ants',
             'frogs', 'fish', 'bees', 'apples', 'mushrooms', 'puddles', 'snails', 'ducks', 'boats', 'kites',
             'balloons', 'acorns', 'pinecones', 'daisies', 'berries', 'feathers', 'pebbles', 'tulips', 'worms', 'stars'),
     doing=('sleeping in the sun', 'hopping on the grass', 'singing in a tree', 'eating a snack', 'swimming in the pond',
            'chasing its tail', 'looking for food', 'building a nest', 'sitting on a log', 'rolling in the mud',
            'playing with a leaf', 'drinking from a puddle', 'taking a nap', 'running in circles', 'digging a hole',
-           'watching the clouds', 'climbing a branch', 'jumping over a rock', 'splashing in the water'),
+           'watching the clouds', 'climbing a branch', 'jumping over a rock', 'splashing in the water'))
+
+# %% ../nbs/01_stories.ipynb #ab9c5cf9
+_FILLERS.update(
     adj=('soft', 'bright', 'warm', 'quiet', 'pretty', 'tall', 'green', 'shiny', 'gentle', 'cozy', 'huge', 'tiny',
          'colorful', 'sparkly', 'fluffy', 'round', 'smooth', 'sweet', 'fresh', 'busy', 'sleepy', 'wild', 'calm',
          'golden', 'muddy', 'bumpy', 'noisy', 'lovely', 'strange'),
@@ -139,22 +160,26 @@ _FILLERS = dict(
     sound=('a funny sound', 'a loud noise', 'a soft song', 'a little squeak', 'a happy laugh', 'a big splash',
            'a strange buzz', 'a tiny voice', 'a knock', 'a rustle in the leaves'),
     felt=('felt', 'was', 'looked', 'seemed'),
-    liked=('liked', 'loved', 'enjoyed'),
-)
+    liked=('liked', 'loved', 'enjoyed'))
 
-# %% ../nbs/01_stories.ipynb #5ca68677
+# %% ../nbs/01_stories.ipynb #1abe5320
 class _Slots(dict):
     "A story's fields; a missing key is a filler, drawn afresh each time a template uses it."
     def __init__(self, rng): super().__init__(); self.rng = rng
     def __missing__(self, k): return self.rng.choice(_FILLERS[k])
 
-def _a(phrase): return ('an ' if phrase[0] in 'aeiou' else 'a ') + phrase
+# %% ../nbs/01_stories.ipynb #d63123c5
+def _a(phrase):
+    "The phrase with its article: 'an owl', 'a red box' (by the first letter, which is right for these lists)."
+    return ('an ' if phrase[0] in 'aeiou' else 'a ') + phrase
 
-# %% ../nbs/01_stories.ipynb #7d76f0b4
+# %% ../nbs/01_stories.ipynb #cfe8b242
 def _pronouns(w, key, sex):
+    "Set `{key}_he`, `{key}_his`, `{key}_him` and their capitals, so templates follow the character's sex."
     he, his, him = ('she', 'her', 'her') if sex == 'f' else ('he', 'his', 'him')
     w.update({key + '_he': he, key + '_his': his, key + '_him': him, key + '_He': he.capitalize(), key + '_His': his.capitalize()})
 
+# %% ../nbs/01_stories.ipynb #34aca6db
 def _name(rng, names, used):
     "A name from `names` that no one else in the story has."
     name = rng.choice(names)
@@ -171,19 +196,29 @@ def _character(rng, w, key, used):
     w[key], w[key + '_intro'] = name, f"{_a(rng.choice(_TRAITS))} {kind} named {name}"
     _pronouns(w, key, sex)
 
-# %% ../nbs/01_stories.ipynb #adb3e629
-def _cast(rng) -> _Slots:
-    "All per-story fields: hero A, friend B, helper H, place, object, food, fear, ..."
-    w, used = _Slots(rng), set()
-    _character(rng, w, 'A', used); _character(rng, w, 'B', used)
+# %% ../nbs/01_stories.ipynb #6e29387e
+def _helper(rng, w):
+    "Draw the grown-up (or owl, or giant) who helps, as `H` with pronouns; 'her big sister' follows the hero's pronoun."
     h, sex = rng.choice(_HELPERS)
-    if h.startswith(('her ', 'his ')): h = w['A_his'] + h[3:]  # "her big sister" follows the hero's pronoun
+    if h.startswith(('her ', 'his ')): h = w['A_his'] + h[3:]
     w['H'] = h; _pronouns(w, 'H', sex)
-    place, prep, thing = rng.choice(_PLACES)
+
+# %% ../nbs/01_stories.ipynb #cf8ebcce
+def _object(rng) -> tuple:
+    "Draw the story's object and what one does with it; 40% get a colour, 40% a look, the rest stay plain."
     obj, use = rng.choice(_OBJECTS)
     r = rng.random()
     if r < 0.4: obj = f'{rng.choice(_COLORS)} {obj}'
     elif r < 0.8: obj = f'{rng.choice(_LOOKS)} {obj}'
+    return obj, use
+
+# %% ../nbs/01_stories.ipynb #ffb8aed8
+def _cast(rng) -> _Slots:
+    "All per-story fields: hero A, friend B, helper H, place, object, food, fear, ..."
+    w, used = _Slots(rng), set()
+    _character(rng, w, 'A', used); _character(rng, w, 'B', used); _helper(rng, w)
+    place, prep, thing = rng.choice(_PLACES)
+    obj, use = _object(rng)
     fear, fear_event = rng.choice(_FEARS)
     w.update(place_n=place, place=f'the {place}', at=f'{prep} the {place}', thing=thing, obj=obj, an_obj=_a(obj),
              use=use, food=rng.choice(_FOODS), weather=rng.choice(_WEATHER), time=rng.choice(_TIMES),
@@ -213,10 +248,10 @@ _DETAIL = ("", "", "", "{A_He} saw {some} {color} {things} {at}.", "A {adj} {ani
            "\"Look at the {things}!\" {A} {said}.", "\"Do you want to {activity}?\" {B} {asked}.",
            "{A_He} {felt} {happy} when {A_he} could {activity}.")
 
-# %% ../nbs/01_stories.ipynb #d36a2f5e
-_SHAPES = {}  # name -> shape; declared in order, four at a time
+# %% ../nbs/01_stories.ipynb #8d91324f
+_SHAPES = {}  # name -> shape; declared in order
 
-# %% ../nbs/01_stories.ipynb #90d8c8d0
+# %% ../nbs/01_stories.ipynb #f2860b36
 _SHAPES['lost and found'] = [
     _OPEN, ("{A_He} had {an_obj}.", "{A} loved {A_his} {obj} {very} much.", "{A_His} favorite toy was {an_obj}."),
     ("Every day, {A_he} liked to {use}.", "{A_He} took it everywhere {A_he} went.", ""), _SCENE, _P,
@@ -236,6 +271,7 @@ _SHAPES['lost and found'] = [
      "Now they {use} together every day."),
     ("", "{A} learned that friends help each other.", "A good friend is always there to help.")]
 
+# %% ../nbs/01_stories.ipynb #5c31b240
 _SHAPES['too high to reach'] = [
     _OPEN, _SCENE, ("One day, {A} saw {an_obj} {at}.", "{A} wanted to get {an_obj}."),
     ("But it was stuck high up in a tree.", "But it was on top of a {big} shelf.", "But it was on the roof!"),
@@ -250,6 +286,7 @@ _SHAPES['too high to reach'] = [
     ("Now {A} could {use}.", "{A} {played} with the {obj} all day."),
     ("{A} learned that it is okay to ask for help.", "Asking for help is a smart thing to do.", "")]
 
+# %% ../nbs/01_stories.ipynb #b895f5c0
 _SHAPES['sharing'] = [
     _OPEN, _SCENE, ("{A} and {B} were best friends.", "{A} had a friend named {B}."),
     ("One day, they found {an_obj} {at}.", "One {time}, {B} brought {an_obj} to {place}."),
@@ -266,6 +303,7 @@ _SHAPES['sharing'] = [
     ("{A} and {B} were {happy} again.", "Sharing was more fun than fighting."),
     ("", "From then on, they always shared.", "They learned that sharing makes everyone {happy}.")]
 
+# %% ../nbs/01_stories.ipynb #d173091b
 _SHAPES['fear'] = [
     _OPEN, ("{A} was {scared} of {fear}.", "{A} did not like {fear}."), _SCENE,
     ("One {time}, {fear_event}.", "One night, {fear_event}.", "{then}, {fear_event}."),
@@ -279,7 +317,7 @@ _SHAPES['fear'] = [
     ("{A_He} felt {very} {happy} and proud.", "\"I did it!\" {A} {said}."),
     ("", "{A} learned that being brave feels good.", "From that day on, {A} was not {scared} of {fear}.")]
 
-# %% ../nbs/01_stories.ipynb #e5ae8e18
+# %% ../nbs/01_stories.ipynb #8540cc3b
 _SHAPES['a hurt animal'] = [
     _OPEN, _SCENE, ("One day, {A} went to {place}.", "One {time}, {A} {ran} to {place}."),
     ("There, {A_he} found a little {animal}.", "{A_He} heard a small noise {spot}. It was a little {animal}!"),
@@ -294,6 +332,7 @@ _SHAPES['a hurt animal'] = [
     ("{A} was {happy} that {A_he} helped.", "They {played} together every day."),
     ("", "Being kind to animals is a good thing.", "A little kindness goes a long way.")]
 
+# %% ../nbs/01_stories.ipynb #807680e7
 _SHAPES['a mistake'] = [
     _OPEN, _SCENE, ("One day, {A} was playing with {A_his} {obj} in the house.", "{A} liked to {use} inside, even if {H} said no."),
     ("{A_He} was not careful.", "{A_He} ran too fast.", "{A_He} threw it too high."),
@@ -309,6 +348,7 @@ _SHAPES['a mistake'] = [
     ("Together they fixed the {broke}.", "They cleaned up the pieces together.", ""),
     ("{A} learned that it is best to tell the truth.", "Telling the truth is always the right thing to do.")]
 
+# %% ../nbs/01_stories.ipynb #9cd04af9
 _SHAPES['rain'] = [
     _OPEN, ("{A} and {B} wanted to go to {place}.", "{A} had a plan to visit {place} with {B}."),
     ("They wanted to {use} there.", "They wanted to have a picnic with {food}.", ""),
@@ -323,6 +363,7 @@ _SHAPES['rain'] = [
     ("{A} {smiled}. \"This was the best day!\" {A_he} {said}.", "{A} was {happy} after all."),
     ("", "Even a rainy day can be a good day.", "They learned to make the best of things.")]
 
+# %% ../nbs/01_stories.ipynb #0b1bccc5
 _SHAPES['a discovery'] = [
     _OPEN, _SCENE, ("One {time}, {A} found {a_box} {at}.", "One day, {A} saw something shiny {spot}."),
     ("{A_He} was {very} curious.", "\"What is this?\" {A} {asked}."),
@@ -335,7 +376,7 @@ _SHAPES['a discovery'] = [
     ("They were {very} {happy}.", "It was the best surprise ever."),
     ("", "Good things come to those who are curious.", "Surprises are more fun with friends.")]
 
-# %% ../nbs/01_stories.ipynb #9be35581
+# %% ../nbs/01_stories.ipynb #aae71459
 _SHAPES['a race'] = [
     _OPEN, ("{A} and {B} liked to race {at}.", "{A} loved to run fast."),
     ("One day, {B} said, \"Let's race to {thing}!\"", "One {time}, they had a big race {at}."),
@@ -350,6 +391,7 @@ _SHAPES['a race'] = [
     ("\"You are a true friend,\" {B} {said}.", "{B} {hug} {A}."),
     ("", "Being kind is better than winning.", "A friend is more important than a race.")]
 
+# %% ../nbs/01_stories.ipynb #e5354379
 _SHAPES['baking'] = [
     _OPEN, _SCENE, ("One {time}, {A} and {H} decided to make {food}.", "{A} wanted to help {H} bake {food}."),
     ("They got out a {big} bowl.", "They put on their aprons.", "{A} got flour, sugar and eggs."),
@@ -363,6 +405,7 @@ _SHAPES['baking'] = [
     ("They all ate together and {smiled}.", "Everyone had a {nice} time."),
     ("", "Sharing food with friends is the best.", "Making things together is fun.")]
 
+# %% ../nbs/01_stories.ipynb #f24288d3
 _SHAPES['a new friend'] = [
     _OPEN, ("{A} was new {at}.", "{A} and {A_his} family moved to a new house near {place}."),
     ("{A_He} did not know anyone.", "{A_He} felt {very} {sad} and alone."),
@@ -376,6 +419,7 @@ _SHAPES['a new friend'] = [
     ("From that day on, {A} and {B} were best friends.", "They met every day to {activity}."),
     ("", "A kind word can make a new friend.", "Saying hello is the first step to a friendship.")]
 
+# %% ../nbs/01_stories.ipynb #4b0dd6ed
 _SHAPES['a seed'] = [
     _OPEN, _SCENE, ("One day, {H} gave {A} a little seed.", "{A} found a seed {spot}."),
     ("{A} planted it in a pot.", "{A} dug a small hole and planted the seed."),
@@ -389,7 +433,7 @@ _SHAPES['a seed'] = [
     ("{A} was {very} {happy}.", "{A} showed it to {B}, and {B} clapped."),
     ("", "{A} learned to be patient.", "Patience makes things grow.")]
 
-# %% ../nbs/01_stories.ipynb #e1f569f6
+# %% ../nbs/01_stories.ipynb #4b4b2286
 _SHAPES['a lost pet'] = [
     _OPEN, ("{A} had a {pet_kind} named {pet}.", "{A_His} best friend was a little {pet_kind} named {pet}."),
     ("{pet} liked to {activity} with {A_him}.", "{A} and {pet} {played} every day.", ""), _P,
@@ -404,6 +448,7 @@ _SHAPES['a lost pet'] = [
     ("They all went home together.", "That night, {pet} slept next to {A}."),
     ("", "{A} was {very} {happy} to have {pet} back.", "Friends never give up on each other.")]
 
+# %% ../nbs/01_stories.ipynb #a29da5c3
 _SHAPES['a boast'] = [
     _OPEN, ("{A} liked to brag.", "{A} thought {A_he} was the best at everything."),
     ("\"I am the fastest {at}!\" {A} {said}.", "\"Nobody can {activity} like me!\" {A} {said}."),
@@ -416,6 +461,7 @@ _SHAPES['a boast'] = [
     ("\"You did great,\" {A} {said} to {B}.", "{A} said sorry to {B} for bragging."),
     ("", "{A} learned that it is better to be kind than to brag.", "Slow and steady can win the race.")]
 
+# %% ../nbs/01_stories.ipynb #982918a1
 _SHAPES['a handmade gift'] = [
     _OPEN, _SCENE, ("It was {H}'s birthday soon.", "{A} wanted to give {B} a present."),
     ("But {A} did not have any money.", "But {A} did not know what to give."),
@@ -428,6 +474,7 @@ _SHAPES['a handmade gift'] = [
     ("It was the best present ever.", "Everyone {smiled}."),
     ("", "The best gifts come from the heart.", "A gift made with love is very special.")]
 
+# %% ../nbs/01_stories.ipynb #e92fcb89
 _SHAPES['a trip'] = [
     _OPEN, ("One {time}, {A}'s family went on a trip to {place}.", "{H} took {A} and {B} to {place}."),
     ("{A} was so excited that {A_he} could not sit still.", "{A} looked out of the window the whole way."),
