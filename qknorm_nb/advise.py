@@ -1,4 +1,4 @@
-"""Every configuration the study ran with both arms, from every published folder, each run once: its tuned LR, its necessity threshold and its off arm's cliff. This is the table a builder's question is answered from; the `qknorm advise` command that reads it (verdict, probability, threshold as an LR and as a multiple of the tuned LR, nearest groups, distance outside what was measured) is not built yet.
+"""A builder's configuration and peak LR in; the verdict (not needed, needed, uncertain), the probability that a run without QK-norm collapses there, the necessity threshold as an LR and as a multiple of the tuned LR, the nearest published groups and how far outside them the question lies. Answered from every published group, each run once.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/advise.html.md"""
 
@@ -6,12 +6,13 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/advise.html.md"""
 
 # %% ../nbs/07i_advise.ipynb #3d63e33f
 from __future__ import annotations
-import json, math
+import argparse, json, math
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .files import ARM, COMPLETE, read_json
-from .metrics import OFF, optimal_lr, ResultsError
+from .files import ARM, COMPLETE, read_json, json_safe
+from .metrics import OFF, optimal_lr, ResultsError, fmt_num
+from .config import ConfigError, TOKENIZERS
 from .verdicts import necessity_bracket
 from .cliff import collapse_runs, cliff_fit, collapse_table, p_at, clopper_pearson
 from .samples import corpus_of
@@ -19,12 +20,16 @@ from .target import ASSUMPTIONS
 from .rule import RULE
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'AXES', 'SAME_RUN', 'GROUP', 'ARMS', 'study_folders', 'published_runs', 'groups']
+__all__ = ['PUBLISHED', 'AXES', 'SAME_RUN', 'GROUP', 'ARMS', 'NUMERIC', 'CATEGORIES', 'FLAGS', 'QUANTITY_COLS', 'N_REPLICATES',
+           'UNMEASURED_SLOPE', 'UNMEASURED_CATEGORY', 'KEYS', 'study_folders', 'published_runs', 'groups',
+           'check_question', 'families', 'fit_axis', 'trends', 'slope_interval', 'category_shift', 'decades',
+           'mismatches', 'nearest', 'outside_range', 'p_needed', 'verdict', 'group_label', 'group_entry',
+           'answer_measured', 'move', 'answer_moved', 'advise', 'format_advice', 'add_advise_args', 'advise_main']
 
 # %% ../nbs/07i_advise.ipynb #7d30b321
 PUBLISHED = ('cliff-tinystories', 'length-tinystories', 'mechanism-tinystories', 'mechanism-gains-tinystories',
              'cpu-tinystories', 'depth-confirm', 'ladder', 'length')  # under runs/; the first folder holding a run names it
-AXES = dict(n_layer='log2', n_embd='log2', steps='log10', batch_tokens='log2', tokenizer='category', corpus='category')
+AXES = dict(n_layer='log10', n_embd='log10', steps='log10', batch_tokens='log10', tokenizer='category', corpus='category')  # distance: decades
 SAME_RUN = ('n_head', 'warmup_iters', 'dataset')  # beside the axes, what makes two groups different runs (the text file, the warmup)
 GROUP = [*AXES, *SAME_RUN]  # one group: these equal
 ARMS = (OFF, 'layernorm')  # the comparison every group answers
@@ -59,20 +64,358 @@ def published_runs(runs_dir='runs') -> pd.DataFrame:
     return runs.drop_duplicates([*AXES, *SAME_RUN, ARM, 'lr', 'seed'], keep='first').reset_index(drop=True)
 
 # %% ../nbs/07i_advise.ipynb #3b4604a0
+def _tuned_bracket(lrs, best) -> tuple:
+    "Half a grid step either side of the off arm's best LR (in log LR): where its tuned LR lies on that grid."
+    lrs = np.sort(np.unique(np.asarray(lrs, float)))
+    i = int(np.argmin(np.abs(np.log(lrs / best))))
+    lo = math.sqrt(lrs[i - 1] * best) if i > 0 else best      # at the grid's end the bracket is closed there: the
+    hi = math.sqrt(best * lrs[i + 1]) if i < len(lrs) - 1 else best  # grid is all that was tried
+    return lo, hi
+
 def _one_group(g: pd.DataFrame) -> dict:
-    "The tuned LR, the necessity threshold and the off arm's cliff of one group's runs."
+    "The tuned LR, the necessity threshold and the off arm's cliff of one group's runs, with the off arm's collapses per LR."
     t = g.drop(columns=[c for c in GROUP if c not in ('n_layer',)])  # one curve per arm: the table the verdicts read
-    tuned = float(optimal_lr(t[t[ARM] == OFF]).iloc[0]['lr_star'])
+    off = t[t[ARM] == OFF]
+    tuned = float(optimal_lr(off).iloc[0]['lr_star'])
     nb = necessity_bracket(t).iloc[0]
-    cf = cliff_fit(collapse_runs(t).query(f"{ARM} == @OFF"))
-    return dict(tuned_lr=tuned, threshold=nb['threshold'], thr_lo=nb['thr_lo'], thr_hi=nb['thr_hi'], censored=nb['censored'],
+    cr = collapse_runs(t).query(f"{ARM} == @OFF")
+    ct = cr.groupby('lr')['collapsed'].agg(k='sum', n='size')
+    cf = cliff_fit(cr)
+    return dict(tuned_lr=tuned, tuned_lo=(b := _tuned_bracket(off['lr'], tuned))[0], tuned_hi=b[1],
+                threshold=nb['threshold'], thr_lo=nb['thr_lo'], thr_hi=nb['thr_hi'], censored=nb['censored'],
+                lr_min=float(off['lr'].min()), lr_max=float(off['lr'].max()),
                 n_seeds=int(g['seed'].nunique()), n_runs=len(g), n_lrs=int(g['lr'].nunique()),
-                folders=sorted(set(g['folder'])), cliff=cf)
+                folders=sorted(set(g['folder'])), cliff=cf,
+                collapses=[(float(lr), int(r.k), int(r.n)) for lr, r in ct.iterrows()])  # (lr, collapsed, runs) of the off arm
 
 def groups(runs: pd.DataFrame) -> pd.DataFrame:
-    "One row per published group with both arms at two or more LRs: its coordinates and `_one_group`'s numbers."
+    "One row per published group with both arms at two or more LRs: its coordinates and `_one_group`'s numbers; `multiple` is the threshold over the tuned LR."
     rows = []
     for k, g in runs.groupby(GROUP):
         if g.groupby(ARM)['lr'].nunique().reindex(list(ARMS)).fillna(0).min() < 2: continue  # nothing to compare
         rows.append(dict(zip(GROUP, k)) | _one_group(g))
-    return pd.DataFrame(rows)
+    gs = pd.DataFrame(rows)
+    for c, t in (('mult', 'threshold'), ('mult_lo', 'thr_lo'), ('mult_hi', 'thr_hi')): gs[c] = gs[t] / gs['tuned_lr']
+    return gs
+
+# %% ../nbs/07i_advise.ipynb #1e5a8aaa
+NUMERIC = tuple(a for a, s in AXES.items() if s != 'category')  # the axes measured in decades
+CATEGORIES = tuple(a for a, s in AXES.items() if s == 'category')
+FLAGS = dict(n_layer='--n-layer', n_embd='--n-embd', steps='--steps', batch_tokens='--batch-tokens', tokenizer='--tokenizer',
+             lr='--lr', corpus='--corpus', n_head='--n-head', warmup_iters='--warmup-iters', dataset='--dataset')
+
+def check_question(n_layer, n_embd, steps, batch_tokens, tokenizer, lr, corpus=None, n_head=None, warmup_iters=None) -> dict:
+    "The builder's configuration as advise reads it, or a `ConfigError` naming the flag, the value and what is allowed."
+    cfg = dict(n_layer=n_layer, n_embd=n_embd, steps=steps, batch_tokens=batch_tokens)
+    for k, v in (cfg | dict(n_head=n_head)).items():
+        if v is None and k == 'n_head': continue
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ConfigError(f"{FLAGS[k]}={v!r} is not allowed: it must be a whole number, at least 1")
+    if warmup_iters is not None and (isinstance(warmup_iters, bool) or not isinstance(warmup_iters, (int, np.integer)) or warmup_iters < 0):
+        raise ConfigError(f"--warmup-iters={warmup_iters!r} is not allowed: it must be a whole number, at least 0")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.number)) or not math.isfinite(lr) or lr <= 0:
+        raise ConfigError(f"--lr={lr!r} is not allowed: it must be a finite peak learning rate above 0, e.g. 3e-3")
+    if tokenizer not in TOKENIZERS: raise ConfigError(f"--tokenizer={tokenizer!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
+    if corpus is not None and (not isinstance(corpus, str) or not corpus.strip()):
+        raise ConfigError(f"--corpus={corpus!r} is not allowed: give a corpus name (e.g. tinystories) or leave it out")
+    return {k: int(v) for k, v in cfg.items()} | dict(tokenizer=tokenizer, corpus=corpus, lr=float(lr))
+
+# %% ../nbs/07i_advise.ipynb #ba36181c
+QUANTITY_COLS = dict(threshold=('threshold', 'thr_lo', 'thr_hi'), multiple=('mult', 'mult_lo', 'mult_hi'),
+                     tuned=('tuned_lr', 'tuned_lo', 'tuned_hi'))  # what advise moves: (point, lo, hi) columns of `groups`
+N_REPLICATES = 2000  # replicates of every trend and every moved answer (numpy default_rng(0))
+
+def _usable(gs, q) -> pd.Series:
+    "Groups whose `q` has a closed bracket (a censored threshold cannot be moved or fitted: its bracket is open)."
+    v, lo, hi = QUANTITY_COLS[q]
+    return (gs[lo] > 0) & np.isfinite(gs[hi]) & np.isfinite(gs[v])
+
+def families(gs: pd.DataFrame, axis: str, q: str = 'threshold') -> list:
+    "The sets of usable groups that differ in `axis` alone: every other axis, the text file, the warmup fraction and the head size equal."
+    d = gs[_usable(gs, q)].assign(_warm=(gs['warmup_iters'] / gs['steps']).round(4), _head=gs['n_embd'] // gs['n_head'])
+    key = [a for a in AXES if a != axis] + ['dataset', '_warm', '_head']
+    return [f.drop(columns=['_warm', '_head']) for _, f in d.groupby(key) if f[axis].nunique() >= 2]
+
+# %% ../nbs/07i_advise.ipynb #c0d401af
+def _within(x, fam):
+    "x (..., n) with each family's mean taken off along the last axis: one intercept per family, so only the change within a family counts."
+    x = np.array(x, float)
+    for f in np.unique(fam): x[..., fam == f] -= x[..., fam == f].mean(-1, keepdims=True)
+    return x
+
+def fit_axis(gs: pd.DataFrame, axis: str, q: str = 'threshold', n: int = N_REPLICATES, seed: int = 0) -> dict:
+    "The trend of log10 `q` per decade of `axis` over its families: slope (one intercept per family), its replicates and the span measured."
+    fs = families(gs, axis, q)
+    out = dict(axis=axis, quantity=q, measured=bool(fs), slope=math.nan, reps=None, n_groups=sum(map(len, fs)), n_families=len(fs),
+               span=None, note='')
+    if not fs: return out | dict(note=f"no published groups differ in {axis} alone")
+    v, lo, hi = QUANTITY_COLS[q]
+    d = pd.concat(fs, keys=range(len(fs)), names=['fam']).reset_index(level=0)
+    fam = d['fam'].values
+    x = _within(np.log10(d[axis].values.astype(float)), fam)
+    sxx, y = (x * x).sum(), _within(np.log10(d[v].values), fam)
+    b = float((x * y).sum() / sxx)
+    rng = np.random.default_rng(seed)
+    l, h = np.log10(d[lo].values), np.log10(d[hi].values)
+    ys = l + (h - l) * rng.random((n, len(d)))  # each group's value drawn log-uniformly in its bracket (as 06c draws a bracketed measure)
+    reps = (_within(ys, fam) * x).sum(-1) / sxx
+    dof = len(d) - len(fs) - 1  # the groups' scatter about the lines, beyond what their brackets allow, as a t draw on the slope
+    note = ''
+    if dof >= 1: reps = reps + math.sqrt(((y - b * x) ** 2).sum() / dof / sxx) * rng.standard_t(dof, n)
+    else: note = f"{len(d)} groups in {len(fs)} families leave no scatter to measure: the interval is their brackets' alone"
+    return out | dict(slope=b, reps=reps, span=(float(d[axis].min()), float(d[axis].max())), note=note)
+
+def trends(gs: pd.DataFrame, n: int = N_REPLICATES) -> dict:
+    "{quantity: {axis: `fit_axis`}} for every quantity advise moves and every numeric axis."
+    return {q: {a: fit_axis(gs, a, q, n) for a in NUMERIC} for q in QUANTITY_COLS}
+
+def slope_interval(tr: dict, level: float = RULE.level) -> tuple:
+    "(lo, hi) of a trend's slope: the replicates' two-sided percentile interval at `level`."
+    a = 50 * (1 - level)
+    return tuple(float(v) for v in np.percentile(tr['reps'], [a, 100 - a]))
+
+# %% ../nbs/07i_advise.ipynb #1794033d
+UNMEASURED_SLOPE = 1.0    # decades of the answer per decade of an axis no group varied, each way (LR proportional to batch at most)
+UNMEASURED_CATEGORY = 0.5 # decades each way for a tokenizer no group used (above any text shift measured here, see `category_shift`)
+
+def category_shift(gs: pd.DataFrame, cat: str, q: str = 'threshold') -> float|None:
+    "The largest |log10 ratio| of `q` between usable groups that differ in `cat` alone (None where none do)."
+    d = gs[_usable(gs, q)]
+    key = [a for a in AXES if a != cat] + ['n_head', 'warmup_iters']  # the text file differs with the corpus
+    s = [np.ptp(np.log10(f[QUANTITY_COLS[q][0]])) for _, f in d.groupby(key) if f[cat].nunique() >= 2]
+    return float(max(s)) if s else None
+
+def decades(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
+    "Per group and numeric axis, log10(the builder's value / the group's): how far the group lies from the question."
+    return pd.DataFrame({a: np.log10(cfg[a] / gs[a].astype(float)) for a in NUMERIC}, index=gs.index)
+
+def mismatches(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
+    "Per group, whether its tokenizer and corpus differ from the builder's (a corpus not given matches every corpus)."
+    return pd.DataFrame(dict(tokenizer=gs['tokenizer'] != cfg['tokenizer'],
+                             corpus=(gs['corpus'] != cfg['corpus']) if cfg.get('corpus') else False), index=gs.index)
+
+def nearest(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
+    "The groups nearest first: matching tokenizer and corpus first (no trend crosses them), then by distance in decades, then the most runs."
+    dec, mis = decades(gs, cfg), mismatches(gs, cfg)
+    out = gs.assign(distance=np.sqrt((dec ** 2).sum(axis=1)), n_mismatch=mis.sum(axis=1), _runs=-gs['n_runs'])
+    return out.sort_values(['n_mismatch', 'distance', '_runs'], kind='stable').drop(columns='_runs')
+
+def outside_range(gs: pd.DataFrame, cfg: dict) -> dict:
+    "Per numeric axis, how many decades the builder's value lies beyond the span any published group measured (0 inside it)."
+    return {a: round(max(0.0, math.log10(cfg[a] / gs[a].max()), math.log10(gs[a].min() / cfg[a])), 4) for a in NUMERIC}
+
+# %% ../nbs/07i_advise.ipynb #7142ed63
+def p_needed(g: pd.Series, lr: float, rule=RULE) -> tuple:
+    "(lo, hi, how): P(a run of the off arm collapses at `lr`) in group `g`, at the rule's safe_level (the band 'safe below' and 'needed from' read)."
+    c, cf = rule.cliff, g['cliff']
+    best, fit, lvl = cf['best_lr'], cf.get('_fit'), c['safe_level']
+    x = max(lr, best)  # below the off arm's best LR runs are undertrained, not unstable: P there is at most P at the best LR
+    below = ' (at most its value at the best LR, below which runs are undertrained, not unstable)' if lr < best else ''
+    if fit and fit['kind'] == 'logistic' and fit['xs'].min() - 1e-9 <= math.log10(x) <= fit['xs'].max() + 1e-9:
+        _, lo, hi = p_at(fit, x, lvl)
+        return (0.0 if lr < best else lo), hi, f"the cliff fit's {lvl:.0%} band{below}"
+    tab = {l: (k, n) for l, k, n in g['collapses'] if l >= best * (1 - 1e-9)}  # the fit's runs: at and above the best LR
+    at = [l for l in tab if math.isclose(l, lr, rel_tol=1e-6)]
+    if at:
+        k, n = tab[at[0]]
+        return (*clopper_pearson(k, n, lvl), f"{k} of {n} runs collapsed at this LR (exact {lvl:.0%} interval)")
+    lo_l, hi_l = [l for l in tab if l < lr], [l for l in tab if l > lr]
+    lo = clopper_pearson(*tab[max(lo_l)], lvl)[0] if lo_l else 0.0
+    hi = clopper_pearson(*tab[min(hi_l)], lvl)[1] if hi_l else 1.0
+    return lo, hi, f"between the exact {lvl:.0%} intervals of the measured LRs either side (P(collapse) rises with the LR){below}"
+
+def verdict(lr: float, thr_lo: float, thr_hi: float, p=None, rule=RULE) -> str:
+    "'needed' above the threshold's bracket or where P(collapse) is surely above needed_p; 'not needed' below the bracket with P surely under safe_p; else 'uncertain'."
+    c = rule.cliff
+    if (p is not None and p[0] > c['needed_p']) or lr > thr_hi: return 'needed'  # NaN compares False: no bracket, no verdict from it
+    if lr < thr_lo and (p is None or p[1] < c['safe_p']): return 'not needed'
+    return 'uncertain'
+
+# %% ../nbs/07i_advise.ipynb #2d36688b
+def _triple(g, q) -> list: return [float(g[c]) for c in (QUANTITY_COLS[q][1], QUANTITY_COLS[q][0], QUANTITY_COLS[q][2])]  # [lo, point, hi]
+
+def group_label(g) -> str:
+    "A group as a sentence names it: shape, steps, tokens a step, tokenizer, text, warmup."
+    return (f"{g['n_layer']}x{g['n_embd']} ({g['n_head']} heads), {g['steps']:,} steps, {g['batch_tokens']:,} tokens a step, "
+            f"{g['tokenizer']}, {g['corpus']} ({g['dataset']}, warmup {g['warmup_iters']})")
+
+def group_entry(g, cfg: dict, runs_dir='runs') -> dict:
+    "One of `nearest_groups`: the group's coordinates, its distance in decades per axis, its own threshold, multiple and tuned LR."
+    return dict(group=group_label(g), folders=[str(Path(f).relative_to(runs_dir)) if Path(f).is_relative_to(runs_dir) else f for f in g['folders']],
+                **{k: (int(g[k]) if k in NUMERIC or k in ('n_head', 'warmup_iters') else g[k]) for k in GROUP},
+                decades={a: round(math.log10(cfg[a] / g[a]), 4) for a in NUMERIC}, distance=round(float(g['distance']), 4),
+                threshold_lr=_triple(g, 'threshold'), tuned_lr_multiple=_triple(g, 'multiple'), tuned_lr=float(g['tuned_lr']),
+                n_seeds=int(g['n_seeds']), n_runs=int(g['n_runs']), lr_range=[g['lr_min'], g['lr_max']])
+
+def _choose(g, o) -> str:
+    "The flag that tells group `g` from group `o` at the same axes."
+    k = next(k for k in ('corpus', 'dataset', 'warmup_iters', 'n_head') if g[k] != o[k])
+    return f"give {FLAGS[k]} to choose one"
+
+def answer_measured(here: pd.DataFrame, cfg: dict, rule=RULE) -> dict:
+    "The answer where the question is a measured group (its axes and an LR inside its range): that group's own numbers; another group at the same axes (another text file, warmup) that disagrees makes it uncertain."
+    g, lr = here.iloc[0], cfg['lr']
+    p = p_needed(g, lr, rule)
+    v = verdict(lr, g['thr_lo'], g['thr_hi'], p, rule)
+    notes = [f"measured: the published group {group_label(g)} ran this configuration at LRs {fmt_num(g['lr_min'])} to {fmt_num(g['lr_max'])}; "
+             f"P(collapse) is from {p[2]}"]
+    if g['censored']: notes.append(f"its threshold is censored {g['censored']}: no LR the group ran {'was' if g['censored'] == 'below' else 'stayed'} materially worse for good")
+    for _, o in here.iloc[1:].iterrows():
+        ov = verdict(lr, o['thr_lo'], o['thr_hi'], p_needed(o, lr, rule), rule)
+        notes.append(f"another group at these axes, {group_label(o)}, puts the threshold at {fmt_num(o['threshold'])} "
+                     f"[{fmt_num(o['thr_lo'])}, {fmt_num(o['thr_hi'])}] and says '{ov}' ({_choose(g, o)})")
+        if ov != v: v = 'uncertain'
+    return dict(verdict=v, p_needed=[p[0], p[1]], threshold_lr=_triple(g, 'threshold'), tuned_lr_multiple=_triple(g, 'multiple'),
+                tuned_lr=_triple(g, 'tuned'), measured=True, base=g, notes=notes)
+
+# %% ../nbs/07i_advise.ipynb #fa56bf78
+def _widen(g, cfg: dict, tr: dict, gs: pd.DataFrame) -> tuple:
+    "(decades each way, notes): what the axes no trend covers, and a tokenizer or text no group shares, add to the interval."
+    w, notes = 0.0, []
+    for a in NUMERIC:
+        d = math.log10(cfg[a] / g[a])
+        if abs(d) < 1e-12: continue
+        t = tr['threshold'][a]
+        if not t['measured']:
+            w += UNMEASURED_SLOPE * abs(d)
+            notes.append(f"{a}: {cfg[a]:,} is {abs(d):.2f} decades from the group's {g[a]:,} and no published groups differ in {a} alone, "
+                         f"so nothing moves the answer along it: the interval is widened by {UNMEASURED_SLOPE:g} decade per decade "
+                         f"({UNMEASURED_SLOPE * abs(d):.2f} decades each way)")
+        elif not t['span'][0] <= cfg[a] <= t['span'][1]:
+            notes.append(f"{a}: the trend was measured from {t['span'][0]:,.0f} to {t['span'][1]:,.0f}; {cfg[a]:,} extrapolates it, where the line itself is an assumption")
+    if g['tokenizer'] != cfg['tokenizer']:
+        w += UNMEASURED_CATEGORY
+        notes.append(f"tokenizer: every published group used {g['tokenizer']}, none {cfg['tokenizer']}: the interval is widened by "
+                     f"{UNMEASURED_CATEGORY:g} decades each way (tokens per step then also count other units)")
+    if cfg.get('corpus') and g['corpus'] != cfg['corpus']:
+        s = category_shift(gs, 'corpus')
+        s = UNMEASURED_CATEGORY if s is None else s
+        w += s
+        notes.append(f"corpus: the nearest group read {g['corpus']}, not {cfg['corpus']}: the interval is widened by {s:.2f} decades each way "
+                     "(the largest threshold shift between the published texts at equal configuration)")
+    return w, notes
+
+def move(g, cfg: dict, tr: dict, q: str, widen: float = 0.0, level: float = RULE.level) -> list:
+    "[lo, point, hi] of group `g`'s `q` carried to the builder's axes: the point along the fitted slopes, the bracket's ends by the move's interval, then widened."
+    v, lo, hi = QUANTITY_COLS[q]
+    point, reps = math.log10(g[v]), np.zeros(N_REPLICATES)  # reps: the trends' move, replicate by replicate
+    for a in NUMERIC:
+        d, t = math.log10(cfg[a] / g[a]), tr[q][a]
+        if abs(d) < 1e-12 or not t['measured']: continue
+        point, reps = point + t['slope'] * d, reps + t['reps'] * d  # each axis's slope replicates, independent of the others'
+    a = 50 * (1 - level)
+    l, h = np.percentile(reps, [a, 100 - a])  # the move's interval, added to the group's own bracket (at the group: the bracket)
+    return [float(10 ** (min(math.log10(g[lo]) + l, point) - widen)), float(10 ** point), float(10 ** (max(math.log10(g[hi]) + h, point) + widen))]
+
+def answer_moved(near: pd.DataFrame, cfg: dict, tr: dict, gs: pd.DataFrame, rule=RULE) -> dict:
+    "The answer for a configuration no group measured (or an LR outside the group's range): the nearest group with a closed threshold, moved by the trends and widened."
+    ok = near[_usable(near, 'threshold')]
+    if ok.empty: raise ResultsError("no published group has a closed threshold bracket: nothing to move")
+    g, notes = ok.iloc[0], []
+    if near.iloc[0].name != g.name:
+        notes.append(f"the nearest group, {group_label(near.iloc[0])}, has a threshold censored {near.iloc[0]['censored']}: the answer starts from the next")
+    if g['distance'] < 1e-12 and not g['n_mismatch']:
+        notes.append(f"measured axes, but the LR {fmt_num(cfg['lr'])} is outside the LRs the group ran ({fmt_num(g['lr_min'])} to {fmt_num(g['lr_max'])}): "
+                     "no probability is given there")
+    else:
+        dec = ', '.join(f"{a} {math.log10(cfg[a] / g[a]):+.2f}" for a in NUMERIC if abs(math.log10(cfg[a] / g[a])) > 1e-12)
+        notes.append(f"not measured: the answer starts from the nearest published group, {group_label(g)} ({dec or 'no axis'} decades), "
+                     f"and is moved by the trends the published groups show per axis, with their {rule.level:.0%} intervals")
+    w, more = _widen(g, cfg, tr, gs)
+    thr, mult, tuned = (move(g, cfg, tr, q, w, rule.level) for q in ('threshold', 'multiple', 'tuned'))
+    return dict(verdict=verdict(cfg['lr'], thr[0], thr[2], None, rule), p_needed=None, threshold_lr=thr, tuned_lr_multiple=mult,
+                tuned_lr=tuned, measured=False, base=g, notes=notes + more)
+
+# %% ../nbs/07i_advise.ipynb #e0c24542
+KEYS = ('verdict', 'p_needed', 'threshold_lr', 'tuned_lr_multiple', 'nearest_groups', 'extrapolation_decades', 'notes')  # the JSON every answer has
+
+def _pin(gs: pd.DataFrame, **pins) -> pd.DataFrame:
+    "The groups with the given n_head, warmup_iters or dataset (None: any), or a `ConfigError` naming the flag and the values published."
+    for k, v in pins.items():
+        if v is None: continue
+        if not (gs[k] == v).any():
+            raise ConfigError(f"{FLAGS[k]}={v!r}: no published group has it; those published: {', '.join(map(str, sorted(set(gs[k]))))}")
+        gs = gs[gs[k] == v]
+    return gs
+
+def advise(n_layer: int, n_embd: int, steps: int, batch_tokens: int, # the builder's model, run length and tokens a step
+           tokenizer: str, lr: float,                  # the tokenizer ('bytes', 'gpt2') and the peak LR asked about
+           runs_dir='runs',                            # the folder holding the published studies
+           corpus: str|None = None,                    # the text (None: any published text answers)
+           n_head=None, warmup_iters=None, dataset=None, # choose one of several groups at the same axes (None: any)
+           gs: pd.DataFrame|None = None,               # `groups(published_runs(runs_dir))`, when already computed
+           tr: dict|None = None,                       # `trends(gs)`, when already computed
+           rule=RULE) -> dict:
+    "Does a run at this configuration and LR need QK-norm? The verdict, P(collapse), the threshold as an LR and as a multiple of the tuned LR, the nearest groups and how far outside them."
+    cfg = check_question(n_layer, n_embd, steps, batch_tokens, tokenizer, lr, corpus, n_head, warmup_iters)  # before anything is read
+    if gs is None:
+        if not Path(runs_dir).is_dir(): raise ConfigError(f"--runs-dir={str(runs_dir)!r} is not a folder: give the folder holding the published studies (default: runs)")
+        gs = groups(published_runs(runs_dir))
+    near = nearest(_pin(gs, n_head=n_head, warmup_iters=warmup_iters, dataset=dataset), cfg)
+    here = near[(near['distance'] < 1e-12) & (near['n_mismatch'] == 0)]
+    here = here[(here['lr_min'] <= lr * (1 + 1e-9)) & (lr <= here['lr_max'] * (1 + 1e-9))]
+    if len(here): a = answer_measured(here, cfg, rule)
+    else: a = answer_moved(near, cfg, trends(gs) if tr is None else tr, gs, rule)
+    base = a.pop('base')  # the group the answer is from
+    if cfg['corpus'] is None and near['corpus'].nunique() > 1:
+        a['notes'].append(f"no corpus given: the answer is from the {base['corpus']} group; the published texts "
+                          f"({', '.join(sorted(set(near['corpus'])))}) move the threshold by up to {category_shift(gs, 'corpus'):.2f} decades at equal configuration")
+    out = dict(question=cfg, verdict=a['verdict'], p_needed=a['p_needed'], threshold_lr=a['threshold_lr'],
+               tuned_lr_multiple=a['tuned_lr_multiple'], tuned_lr=a['tuned_lr'],
+               nearest_groups=[group_entry(g, cfg, runs_dir) for _, g in near.head(3).iterrows()],
+               extrapolation_decades={x: round(abs(math.log10(cfg[x] / base[x])), 4) for x in NUMERIC},
+               outside_range_decades=outside_range(gs, cfg), measured=a['measured'], base=group_label(base),
+               categorical_mismatch=[c for c in CATEGORIES if mismatches(near.loc[[base.name]], cfg)[c].iloc[0]],
+               rule=dict(safe_p=rule.cliff['safe_p'], needed_p=rule.cliff['needed_p'], p_level=rule.cliff['safe_level'], level=rule.level),
+               notes=a['notes'])
+    return json_safe(out)
+
+# %% ../nbs/07i_advise.ipynb #a3bd9bae
+def _lr3(t) -> str: return f"{fmt_num(t[1])} [{fmt_num(t[0])}, {fmt_num(t[2])}]"  # [lo, point, hi] as 'point [lo, hi]'
+
+def format_advice(d: dict) -> str:
+    "An `advise` answer as a builder reads it in a terminal: plain sentences, the numbers with their intervals."
+    q, r = d['question'], d['rule']
+    out = [f"QK-norm at peak LR {fmt_num(q['lr'])} for {q['n_layer']} layers, d={q['n_embd']}, {q['steps']:,} steps, "
+           f"{q['batch_tokens']:,} tokens a step, {q['tokenizer']}{', ' + q['corpus'] if q['corpus'] else ''}: {d['verdict']}."]
+    if d['p_needed'] is not None:
+        out.append(f"A run without it collapses at this LR with probability between {fmt_num(d['p_needed'][0])} and "
+                   f"{fmt_num(d['p_needed'][1])} ({r['p_level']:.0%} interval: 'needed' once its lower end is above {r['needed_p']}, 'not needed' only while its upper end is under {r['safe_p']}).")
+    else: out.append("No probability is given: no published group ran this configuration at this LR.")
+    t, m, u = d['threshold_lr'], d['tuned_lr_multiple'], d['tuned_lr']
+    if t[1] is None: out.append(f"The threshold is censored: above {fmt_num(t[0])} (the off arm never stayed materially worse on the LRs run).")
+    else: out.append(f"Without it a run ends materially worse from about LR {_lr3(t)}, which is {_lr3(m)} times the tuned LR "
+                     f"of this configuration ({_lr3(u)}).")
+    far = [f"{v:.2f} decades in {a}" for a, v in d['extrapolation_decades'].items() if v] + [f"another {c}" for c in d['categorical_mismatch']]
+    if far: out.append(f"Outside what was measured: {', '.join(far)} from the group the answer starts at ({d['base']}).")
+    elif not d['measured']: out.append(f"A measured configuration ({d['base']}), but not at an LR it ran.")
+    else: out.append(f"Measured: the answer is the published group's own ({d['base']}).")
+    out.append("Nearest published groups: " + '; '.join(f"{g['group']}: threshold {_lr3(g['threshold_lr'])}" if g['threshold_lr'][1] is not None
+                                                       else f"{g['group']}: threshold censored above {fmt_num(g['threshold_lr'][0])}"
+                                                       for g in d['nearest_groups']) + '.')
+    out += [f"Note: {n}." for n in d['notes']]
+    return '\n'.join(out)
+
+# %% ../nbs/07i_advise.ipynb #0d912c39
+def add_advise_args(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    "The `qknorm advise` flags on `p` (the CLI's subparser)."
+    p.add_argument('--n-layer', type=int, required=True, help="transformer blocks, e.g. 8")
+    p.add_argument('--n-embd', type=int, required=True, help="model width, e.g. 512")
+    p.add_argument('--steps', type=int, required=True, help="optimizer steps of the run, e.g. 20000")
+    p.add_argument('--batch-tokens', type=int, required=True, help="tokens a step (batch size x block size), e.g. 16384")
+    p.add_argument('--tokenizer', required=True, help=f"one of {', '.join(TOKENIZERS)}")
+    p.add_argument('--lr', type=float, required=True, help="the peak learning rate asked about, e.g. 3e-3")
+    p.add_argument('--corpus', help="the text, e.g. tinystories (default: any published text answers)")
+    p.add_argument('--n-head', type=int, help="heads: chooses among published groups at the same axes")
+    p.add_argument('--warmup-iters', type=int, help="warmup steps: chooses among published groups at the same axes")
+    p.add_argument('--dataset', help="the text file, e.g. tinystories_train_6mb.txt: chooses among published groups at the same axes")
+    p.add_argument('--runs-dir', default='runs', help="folder holding the published studies (default: runs)")
+    p.add_argument('--json', action='store_true', help="print the answer as JSON")
+    return p
+
+def advise_main(a: argparse.Namespace) -> int:
+    "Run `qknorm advise` from parsed flags: print the answer (sentences, or JSON with --json); bad input raises `ConfigError` (exit 2 in the CLI)."
+    d = advise(a.n_layer, a.n_embd, a.steps, a.batch_tokens, a.tokenizer, a.lr, a.runs_dir, corpus=a.corpus,
+               n_head=a.n_head, warmup_iters=a.warmup_iters, dataset=a.dataset)
+    print(json.dumps(d, indent=1) if a.json else format_advice(d))
+    return 0
