@@ -12,7 +12,7 @@ from pathlib import Path
 import qknorm_nb
 from .config import ConfigError, PRESETS, DEVICES, LOGGERS, FIELD_TYPES, default_values, make_config
 from .files import COMPLETE, FileError, load_json, sha256, write_json
-from .study import EXECUTORS, SweepError, preset_names, read_summary
+from .study import EXECUTORS, SweepError, preset_names, read_summary, summary_problem
 from .sweep import SweepResult, run_study
 from .progress import study_progress, progress_lines
 from .report import ReportError, ReportWarning, report
@@ -205,7 +205,7 @@ def _run(a) -> int:
         print(report(a.study_dir, a.notebook)); return 0
     res = _sweep(a)
     if a.command == 'study': print(f"report: {report(res.study_dir, a.analysis)}")
-    return 1 if res.counts.get('failed') else 0
+    return 1 if res.problem() else 0  # failed, disk-full or damaged cells: not a success
 
 
 # %% ../nbs/13a_cli.ipynb #01afe657
@@ -214,8 +214,7 @@ def _sweep(a) -> SweepResult:
                     retry_failed=a.retry_failed, repair=a.repair, log_to=a.log_to, wait=not a.no_wait, threads=a.threads, progress=not a.quiet,
                     reuse_kernels=not a.fresh_kernels, watch=progress_lines)
     if a.quiet: res.show()
-    if res.counts.get('failed'): print(f"qknorm: {res.counts['failed']} cells failed; fix the cause, then run again with --retry-failed",
-                                       file=sys.stderr)
+    if (why := res.problem()): print(f"qknorm: error: {why}", file=sys.stderr)  # which cells did not end, and why
     return res
 
 def _cells(a) -> int:
@@ -225,6 +224,7 @@ def _cells(a) -> int:
         note = ''
         if s == 'running': note = f"  {pr.note(cid)}"
         if s == 'failed': note = f"  {(read_summary(pr.study_dir/cid) or {}).get('error')}"
+        if s == 'damaged': note = f"  {summary_problem(pr.study_dir/cid)}"  # as the sweep says it: the file, the key, the value
         print(f"{cid:<{w}}  {s}{note}")
     print(SweepResult(pr.study_dir, pr.states))
     print(pr.summary())

@@ -18,7 +18,7 @@ from .config import is_num
 from .files import COMPLETE, ENDED, load_json
 from .metrics import curve_key
 from .verdicts import depth_key
-from .study import StudyError, load_study, read_summary, with_refined, check_cell_folders
+from .study import StudyError, load_study, read_summary, cell_status, with_refined, check_cell_folders
 from .locks import STALE_AFTER, lock_holder, live_sweeps
 
 # %% auto #0
@@ -71,7 +71,7 @@ def _duration(s: float) -> str:
 class Progress:
     "Where a study stands, read from its folder: each cell's state, the running cells' holder and latest step, and an ETA."
     study_dir: Path
-    states: dict  # cell id -> done | diverged | failed | running | pending
+    states: dict  # cell id -> done | diverged | failed | damaged | running | pending
     running: dict = field(default_factory=dict)  # cell id -> holder (pid, host, started), step, max_iters, train_loss, val_loss, updated
     walls: list = field(default_factory=list)  # wall times (s) of the cells that have ended
     sizes: dict = field(default_factory=dict)  # cell id -> its size (`cell_size`); walls[i] belongs to a cell of size done_sizes[i]
@@ -139,6 +139,7 @@ def summary(self: Progress) -> str:
     c = self.counts
     s = (f"progress: {c['done']} done, {c['diverged']} diverged, {c['running']} running, {c['failed']} failed, "
          f"{c['pending']} to go")
+    if c['damaged']: s += f", {c['damaged']} damaged (a summary no run writes: run the sweep with --repair to run them again)"
     eta = self.eta()
     if eta is not None:
         s += (f"; ETA {_duration(eta)} ({c['pending'] + c['running']} cells left, median cell "
@@ -200,10 +201,11 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
     states, running, walls, done_sizes = {}, {}, [], []
     sizes = {c.id: cell_size(c.config) for c in st.cells}
     for c in st.cells:
-        s = read_summary(d/c.id) or {}
-        if s.get('status') in ENDED:
-            states[c.id] = s['status']
-            if s['status'] in COMPLETE and is_num(s.get('wall_time')) and math.isfinite(s['wall_time']):
+        status = cell_status(d/c.id)  # the sweep's own reading: a summary no run writes ('done' without l0, a string loss) is 'damaged'
+        if status in ENDED or status == 'damaged':  # damaged: neither ended nor to go; the sweep skips it until --repair
+            states[c.id] = status
+            s = read_summary(d/c.id) or {}
+            if status in COMPLETE and is_num(s.get('wall_time')) and math.isfinite(s['wall_time']):
                 walls.append(float(s['wall_time'])); done_sizes.append(sizes[c.id])
             continue
         held = lock_holder(d/c.id, stale_after)

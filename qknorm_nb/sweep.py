@@ -206,6 +206,18 @@ class SweepResult:
             if s == 'failed': print(f"  failed: {cid}: {(read_summary(self.study_dir/cid) or {}).get('error')}")
             if s == DISK_FULL: print(f"  the disk is full: {cid} ({self.study_dir/cid}) is not recorded failed; free space, then run the same command again")
             if s == 'damaged': print(f"  damaged: {cid}: {summary_problem(self.study_dir/cid)}; run the sweep with --repair to move it aside and run it again")
+    def problem(self) -> str|None:
+        "One line naming the cells that ended without a result and why (failed, stopped by a full disk, damaged), or None: a sweep with one exits non-zero."
+        why = {'failed': "fix the cause (each error is printed above and kept in its summary.json), then run again with --retry-failed",
+               DISK_FULL: "the disk is full: free space, then run the same command again (they are not recorded failed)",
+               'damaged': "each holds a summary.json no run writes (named above): run again with --repair to move it aside and run it again"}
+        parts = []
+        for state, fix in why.items():
+            ids = [cid for cid, s in self.states.items() if s == state]
+            if not ids: continue
+            named = ', '.join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else '')  # every one is listed by `show`
+            parts.append(f"{len(ids)} {'cell' if len(ids) == 1 else 'cells'} {state} ({named}): {fix}")
+        return f"{self.study_dir.name}: " + '; '.join(parts) if parts else None
 
 # %% ../nbs/07c_sweep.ipynb #5de76c00
 def check_writable(folder: Path, subfolders=()):
