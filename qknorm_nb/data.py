@@ -28,12 +28,13 @@ __all__ = ['LOCAL_SUFFIXES', 'EOT_MARKER', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GP
 class DataError(ValueError):
     "A data source, tokenizer or cache cannot be used; the message says why and what to do instead."
 
-# %% ../nbs/01a_data.ipynb #6a2f9c1e
+# %% ../nbs/01a_data.ipynb #8fce478e
 class DatasetError(DataError, ConfigError):
     "A `dataset` or `val_dataset` that is neither a known corpus nor an existing file or folder: bad input (a `ConfigError`) the data finds (a `DataError`)."
 
 LOCAL_SUFFIXES = ('.txt', '.jsonl', '.parquet')  # the local texts a run reads (a folder: the files of these types in it)
 
+# %% ../nbs/01a_data.ipynb #b93ec03b
 def check_dataset(v: str, # a corpus name or a local path
                   name: str = 'dataset', # the field, for the message
                  ):
@@ -44,13 +45,13 @@ def check_dataset(v: str, # a corpus name or a local path
         raise DatasetError(f"{name}={v!r} is a {p.suffix or 'suffix-less'} file; a local text is a {', '.join(LOCAL_SUFFIXES)} file or a folder of them")
     raise DatasetError(f"{name}={v!r} is neither a known corpus ({', '.join(map(repr, CORPORA))}) nor an existing file or folder")
 
+# %% ../nbs/01a_data.ipynb #9dc4ef1a
 def check_sources(cfg, # a `RunConfig` (or anything with `dataset` and `val_dataset`)
                  ):
     "`cfg` when its `dataset` (and `val_dataset`, when set) can be read here; else a `DatasetError` naming the field."
     check_dataset(cfg.dataset)
     if cfg.val_dataset: check_dataset(cfg.val_dataset, 'val_dataset')
     return cfg
-
 
 # %% ../nbs/01a_data.ipynb #96789d0f
 EOT_MARKER = '<|endoftext|>'
@@ -76,13 +77,7 @@ def _txt_documents(path):
         if doc: yield doc
 
 
-# %% ../nbs/01a_data.ipynb #cc81a137
-def _jsonl_documents(path):
-    with open(path, encoding='utf-8') as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip(): continue
-            if (t := jsonl_text(path, i, line)): yield t
-
+# %% ../nbs/01a_data.ipynb #4612c8d8
 def jsonl_text(path, i: int, line: str) -> str|None:
     "The 'text' of line `i` of a .jsonl file (None: blank, or null); a `DataError` naming the file and line when it has none."
     if not line.strip(): return None
@@ -94,7 +89,17 @@ def jsonl_text(path, i: int, line: str) -> str|None:
     if not isinstance(row['text'], (str, type(None))): raise DataError(f"{path}, line {i}: 'text' is a {type(row['text']).__name__}, not a string")
     return row['text']
 
+# %% ../nbs/01a_data.ipynb #371feead
+def _jsonl_documents(path):
+    "The texts of a .jsonl file, line by line (streamed: a file larger than memory is fine)."
+    with open(path, encoding='utf-8') as f:
+        for i, line in enumerate(f, 1):
+            if not line.strip(): continue
+            if (t := jsonl_text(path, i, line)): yield t
+
+# %% ../nbs/01a_data.ipynb #b326b9b8
 def _parquet_documents(path):
+    "The texts of a .parquet file's `text` column, in record batches (streamed)."
     import pyarrow.parquet as pq
     pf = pq.ParquetFile(path)
     if 'text' not in pf.schema_arrow.names:
@@ -103,10 +108,10 @@ def _parquet_documents(path):
         for t in batch.column(0).to_pylist():
             if t: yield t
 
+# %% ../nbs/01a_data.ipynb #63a9154b
 _READERS = {'.txt': _txt_documents, '.jsonl': _jsonl_documents, '.parquet': _parquet_documents}
 
-
-# %% ../nbs/01a_data.ipynb #47ea8bd4
+# %% ../nbs/01a_data.ipynb #cdb6a6c2
 def local_files(path: Path) -> list[Path]:
     "The data files of a local source, checked eagerly so that errors come before any work."
     if path.is_file():
@@ -118,6 +123,7 @@ def local_files(path: Path) -> list[Path]:
     if not files: raise DataError(f"dataset folder {str(path)!r} holds no {', '.join(LOCAL_SUFFIXES)} files")
     return files
 
+# %% ../nbs/01a_data.ipynb #529ccf06
 def local_documents(path: Path, split: str):
     "Documents of a local file or folder; 'train'/'val' split them by index, 'all' keeps every one."
     files = local_files(path)
@@ -126,12 +132,12 @@ def local_documents(path: Path, split: str):
     keep = (lambda i: i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1) if split == 'val' else (lambda i: i % HOLDOUT_EVERY != HOLDOUT_EVERY - 1)
     return (d for i, d in enumerate(docs) if keep(i))
 
-
-# %% ../nbs/01a_data.ipynb #7e853d5c
+# %% ../nbs/01a_data.ipynb #a3f399df
 HUB = {'tinystories': dict(path='roneneldan/TinyStories', name=None, val_split='validation'),
        'fineweb-edu': dict(path='HuggingFaceFW/fineweb-edu', name='sample-10BT', val_docs=10_000)}
 SPLITS = ('train', 'val', 'all')  # 'all': the training material as a whole, no documents held out
 
+# %% ../nbs/01a_data.ipynb #df28ed66
 def reachable(url: str, timeout: float = 3.0) -> bool:
     "Whether a TCP connection to `url`'s host (or the HTTPS proxy) opens within `timeout` seconds."
     import urllib.request
@@ -144,12 +150,15 @@ def reachable(url: str, timeout: float = 3.0) -> bool:
     t = threading.Thread(target=probe, daemon=True); t.start(); t.join(timeout + 0.5)
     return bool(ok)
 
+# %% ../nbs/01a_data.ipynb #eb152091
 def _hub_help(name):
+    "What to do instead when hub corpus `name` cannot be streamed: the three ways round it."
     return (f"Alternatives: (1) a local copy, e.g. dataset='/path/to/TinyStories-train.txt' (the raw file with "
             f"{EOT_MARKER} separators) or a .jsonl/.parquet file or folder with a 'text' field; (2) set "
             f"HF_DATASETS_OFFLINE=1 before starting Python, with a Hugging Face cache that already holds {HUB[name]['path']}; "
             f"(3) dataset='builtin', the synthetic stories that ship with this package.")
 
+# %% ../nbs/01a_data.ipynb #5c1ed13c
 def _hub_documents(name: str, split: str):
     "Stream the 'text' of hub corpus `name`; fails within seconds, with alternatives, when the hub is out of reach."
     import datasets
@@ -166,7 +175,6 @@ def _hub_documents(name: str, split: str):
         ds = ds.take(spec['val_docs']) if split == 'val' else ds.skip(spec['val_docs'])
     return (row['text'] for row in ds if row['text'])
 
-
 # %% ../nbs/01a_data.ipynb #82c07c63
 def iter_documents(source: str,     # 'builtin', 'tinystories', 'fineweb-edu', or a local .txt/.jsonl/.parquet file or folder
                    split: str = 'train', # 'train', 'val' (alias 'validation') or 'all' (training material, nothing held out)
@@ -179,7 +187,7 @@ def iter_documents(source: str,     # 'builtin', 'tinystories', 'fineweb-edu', o
     check_dataset(source)  # the one 'unknown corpus' check (above)
     return local_documents(Path(source).expanduser(), split)
 
-# %% ../nbs/01a_data.ipynb #363ff041
+# %% ../nbs/01a_data.ipynb #07630971
 GPT2_RANKS_URL = 'https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken'  # from tiktoken_ext/openai_public.py
 GPT2_RANKS_SHA256 = '306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930'
 
@@ -190,10 +198,12 @@ def tiktoken_cache_dir() -> Path:
         d = os.environ['TIKTOKEN_CACHE_DIR'] = str(Path('~/.cache/qknorm_nb/tiktoken').expanduser())
     return Path(d).expanduser()
 
+# %% ../nbs/01a_data.ipynb #16a30964
 def gpt2_ranks_path(cache_dir: str | Path | None = None) -> Path:
     "Where tiktoken looks for the GPT-2 ranks file: the sha1 hex of its URL inside the cache folder."
     return Path(cache_dir or tiktoken_cache_dir()).expanduser() / hashlib.sha1(GPT2_RANKS_URL.encode()).hexdigest()
 
+# %% ../nbs/01a_data.ipynb #4bec1894
 def seed_tiktoken_cache(src_file: str | Path, # a GPT-2 ranks file, e.g. whisper/assets/gpt2.tiktoken
                         cache_dir: str | Path | None = None) -> Path: # default: `tiktoken_cache_dir()`
     "Copy a GPT-2 ranks file into tiktoken's cache after checking its sha256; returns the cached path."
@@ -208,8 +218,7 @@ def seed_tiktoken_cache(src_file: str | Path, # a GPT-2 ranks file, e.g. whisper
     shutil.copyfile(src, tmp); os.replace(tmp, dst)  # atomic: a reader never sees half a file
     return dst
 
-
-# %% ../nbs/01a_data.ipynb #656c907a
+# %% ../nbs/01a_data.ipynb #03d1bf34
 class ByteTokenizer:
     "UTF-8 bytes: 256 symbols, nothing to download; byte 0 (NUL) ends each document."
     name, vocab_size, eot = 'bytes', 256, 0
@@ -220,6 +229,7 @@ class ByteTokenizer:
         return np.frombuffer(b''.join(d.replace('\0', '').encode('utf-8') + b'\0' for d in docs), dtype=np.uint8)
     def __repr__(self): return f"ByteTokenizer(vocab_size={self.vocab_size}, eot={self.eot})"
 
+# %% ../nbs/01a_data.ipynb #48ee848c
 class TiktokenTokenizer:
     "A tiktoken encoding; `encode` never reads special tokens out of the text."
     def __init__(self, name, enc): self.name, self.enc, self.vocab_size, self.eot = name, enc, enc.n_vocab, enc.eot_token
@@ -232,9 +242,9 @@ class TiktokenTokenizer:
         return np.array(out, dtype=np.uint32)
     def __repr__(self): return f"TiktokenTokenizer({self.name!r}, vocab_size={self.vocab_size}, eot={self.eot})"
 
-
-# %% ../nbs/01a_data.ipynb #08d346e0
+# %% ../nbs/01a_data.ipynb #f669093c
 def _gpt2():
+    "GPT-2's tokenizer from tiktoken's cache; without the ranks file and a way to fetch it, say how to seed the cache."
     path = gpt2_ranks_path()
     if not (path.is_file() and sha256(path) == GPT2_RANKS_SHA256) and not reachable(GPT2_RANKS_URL):
         state = 'holds a file with the wrong sha256' if path.exists() else 'is missing'
@@ -247,6 +257,7 @@ def _gpt2():
     try: return TiktokenTokenizer('gpt2', tiktoken.get_encoding('r50k_base'))  # = tiktoken's 'gpt2', from one file
     except Exception as e: raise DataError(f"tokenizer='gpt2': tiktoken could not load the GPT-2 ranks ({type(e).__name__}: {e})") from e
 
+# %% ../nbs/01a_data.ipynb #4fcc8826
 _BUILD_TOKENIZER = {'bytes': ByteTokenizer, 'gpt2': _gpt2}  # one builder per name in config's TOKENIZERS
 
 def get_tokenizer(name: str): # 'bytes' or 'gpt2'
@@ -254,8 +265,7 @@ def get_tokenizer(name: str): # 'bytes' or 'gpt2'
     if name not in _BUILD_TOKENIZER: raise DataError(f"tokenizer={name!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
     return _BUILD_TOKENIZER[name]()
 
-
-# %% ../nbs/01a_data.ipynb #22a1494d
+# %% ../nbs/01a_data.ipynb #51f354c2
 def _text_words(split: str, dataset: str, val_dataset: str|None) -> str:
     "The text a split comes from, as the user set it: `dataset=...`, `val_dataset=...` or the held-out documents of `dataset`."
     if split == 'train': return f"the training text (dataset={dataset!r})"
@@ -263,6 +273,7 @@ def _text_words(split: str, dataset: str, val_dataset: str|None) -> str:
     held = 'the held-out split' if dataset in CORPORA else f"every {HOLDOUT_EVERY}th document"
     return f"the validation text ({held} of dataset={dataset!r}, as no val_dataset is set)"
 
+# %% ../nbs/01a_data.ipynb #255565c2
 def data_warnings(meta: dict) -> list[str]:
     "What a run should know about the tokens it trains and validates on (`Prepared.meta`): validation text that is training text, a text shorter than its budget."
     ws, src = [], meta.get('sources') or {}
@@ -275,12 +286,12 @@ def data_warnings(meta: dict) -> list[str]:
                       f"{c['requested']:,} requested tokens ({split}_tokens)")
     return ws
 
+# %% ../nbs/01a_data.ipynb #f94b82b4
 def say_warnings(ws: list[str]):
     "Print each warning once on stderr, in the package's words (a Python `UserWarning` would add its file, line and source line)."
     for w in ws: print(f"qknorm: warning: {w}", file=sys.stderr)
 
-
-# %% ../nbs/01a_data.ipynb #8f8491b7
+# %% ../nbs/01a_data.ipynb #e40bce9b
 FORMAT_VERSION = 1
 MIN_TOKENS = 1_000  # fewer tokens than this cannot fill even a few training windows
 
@@ -288,6 +299,7 @@ def default_cache_dir() -> Path:
     "Where prepared tokens live: $QKNORM_DATA if set, else ~/.cache/qknorm_nb/data."
     return Path(os.environ.get('QKNORM_DATA') or '~/.cache/qknorm_nb/data').expanduser()
 
+# %% ../nbs/01a_data.ipynb #947158ad
 @dataclass
 class Prepared:
     "Prepared token files: the cache folder, its meta.json, and read-only memmaps of the train and val tokens."
@@ -299,7 +311,7 @@ class Prepared:
     def __repr__(self):
         return f"Prepared({self.dir.name}: train={len(self.train):,} val={len(self.val):,} {self.meta['tokenizer']} tokens)"
 
-# %% ../nbs/01a_data.ipynb #e770b7c0
+# %% ../nbs/01a_data.ipynb #b1a8c6e7
 def _source_spec(source: str, name: str = 'dataset') -> dict:
     "What identifies `source` (the argument `name`)'s content in the cache key: a corpus name and version, or local files with size and mtime."
     if source == 'builtin': return dict(kind='builtin', version=BUILTIN_VERSION)
@@ -309,15 +321,18 @@ def _source_spec(source: str, name: str = 'dataset') -> dict:
     files = [(str(f.relative_to(path)) if f != path else '', f.stat()) for f in local_files(path)]
     return dict(kind='local', path=str(path), files=[dict(name=n, size=s.st_size, mtime_ns=s.st_mtime_ns) for n, s in files])
 
+# %% ../nbs/01a_data.ipynb #fca0c5b0
 def _slug(source: str) -> str:
+    "A readable start for the cache folder's name: the corpus, or the file's stem in safe characters."
     return source if source in CORPORA else re.sub(r'[^A-Za-z0-9_.-]+', '-', Path(source).stem)[:40] or 'local'
 
-
-# %% ../nbs/01a_data.ipynb #639e6436
+# %% ../nbs/01a_data.ipynb #20d9d528
 def _batched(it, n):
+    "Lists of `n` items from `it` (the last may be shorter): tokenizing 64 documents at a time keeps memory flat."
     it = iter(it)
     while batch := list(itertools.islice(it, n)): yield batch
 
+# %% ../nbs/01a_data.ipynb #0f7fb29a
 def _write_tokens(path: Path, docs, tok, budget: int, dtype) -> dict:
     "Tokenize `docs` in batches and write at most `budget` tokens to `path`; returns counts and the sha256."
     h, n, ndocs, nbytes = hashlib.sha256(), 0, 0, 0
@@ -329,7 +344,6 @@ def _write_tokens(path: Path, docs, tok, budget: int, dtype) -> dict:
             b = arr.tobytes(); f.write(b); h.update(b); n += len(arr)
             if n >= budget: break
     return dict(tokens=n, docs=ndocs, requested=budget, exhausted=n < budget, text_bytes=nbytes, sha256=h.hexdigest())
-
 
 # %% ../nbs/01a_data.ipynb #d36404ca
 def _open(folder: Path) -> tuple[Prepared | None, str]:
@@ -349,7 +363,7 @@ def _open(folder: Path) -> tuple[Prepared | None, str]:
     except (OSError, ValueError, KeyError, TypeError) as e: return None, f"unreadable ({type(e).__name__}: {e})"
 
 
-# %% ../nbs/01a_data.ipynb #6f6dfd84
+# %% ../nbs/01a_data.ipynb #a86222e4
 def _publish(tmp: Path, final: Path):
     "Rename the finished build `tmp` to `final`; a valid cache that another worker published first wins."
     for _ in range(3):
@@ -362,6 +376,7 @@ def _publish(tmp: Path, final: Path):
         shutil.rmtree(bad, ignore_errors=True)
     raise DataError(f"could not move the prepared data {tmp} into place at {final}")
 
+# %% ../nbs/01a_data.ipynb #9a8ad0ad
 def _sweep_stale(root: Path, age_s: float = 86_400):
     "Remove temporary and broken folders left by killed builds more than a day ago."
     for p in itertools.chain(root.glob('.tmp-*'), root.glob('.bad-*')):
@@ -369,8 +384,78 @@ def _sweep_stale(root: Path, age_s: float = 86_400):
             if time.time() - p.stat().st_mtime > age_s: shutil.rmtree(p, ignore_errors=True)
         except OSError: pass
 
+# %% ../nbs/01a_data.ipynb #d1dbefba
+def _check_request(train_tokens, val_tokens, seed, tokenizer):
+    "Refuse bad budgets, a bad seed or an unknown tokenizer before any text is read or any file written."
+    for n, v in (('train_tokens', train_tokens), ('val_tokens', val_tokens)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < MIN_TOKENS:
+            raise DataError(f"{n}={v!r} must be an int >= {MIN_TOKENS}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0: raise DataError(f"seed={seed!r} must be an int >= 0")
+    if tokenizer not in TOKENIZERS: raise DataError(f"tokenizer={tokenizer!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
 
-# %% ../nbs/01a_data.ipynb #925c8060
+# %% ../nbs/01a_data.ipynb #c8df787f
+def _cache_key(dataset, val_dataset, tokenizer, train_tokens, val_tokens, seed) -> tuple[dict, str]:
+    "Everything that determines the tokens, and its 12-digit hash (the seed counts only where the builtin corpus is read)."
+    spec = _source_spec(dataset)
+    vspec = _source_spec(val_dataset, 'val_dataset') if val_dataset else None
+    uses_seed = 'builtin' in (dataset, val_dataset)
+    key = dict(format=FORMAT_VERSION, dataset=spec, val_dataset=vspec, tokenizer=tokenizer, train_tokens=train_tokens,
+               val_tokens=val_tokens, seed=seed if uses_seed else None)
+    return key, hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
+
+# %% ../nbs/01a_data.ipynb #e8c64bc7
+def _reuse(final: Path) -> Prepared | None:
+    "The intact cache in `final`, or None: absent, or broken (said on stderr; the caller rebuilds it)."
+    if not final.exists(): return None
+    found, why = _open(final)
+    if found is None: say_warnings([f"prepared data in {final} is broken ({why}); rebuilding it"])
+    return found
+
+# %% ../nbs/01a_data.ipynb #21fbd9f8
+def _documents(dataset, val_dataset, seed) -> tuple:
+    "The training and validation documents: `val_dataset` as a whole when set, else `dataset`'s own held-out part."
+    train = iter_documents(dataset, 'all' if val_dataset else 'train', seed)
+    return train, (iter_documents(val_dataset, 'all', seed) if val_dataset else iter_documents(dataset, 'val', seed))
+
+# %% ../nbs/01a_data.ipynb #8ba1b3c7
+def _write_splits(folder: Path, docs: tuple, tok, budgets: tuple, dtype, dataset, val_dataset) -> dict:
+    "Write train.bin and val.bin into `folder`; a text too short to train on is an error naming its setting."
+    counts = {'train': _write_tokens(folder/'train.bin', docs[0], tok, budgets[0], dtype),
+              'val': _write_tokens(folder/'val.bin', docs[1], tok, budgets[1], dtype)}
+    for split, c in counts.items():
+        if c['tokens'] < MIN_TOKENS:
+            raise DataError(f"{_text_words(split, dataset, val_dataset)} yielded only {c['tokens']} tokens; at least {MIN_TOKENS} are needed "
+                            f"(check that the file holds text in the expected format)")
+    return counts
+
+# %% ../nbs/01a_data.ipynb #ca0bea46
+def _build_meta(key: dict, digest: str, t0: float, dataset, val_dataset, tok, dtype, counts: dict) -> dict:
+    "meta.json: the request, where validation came from, the counts and sha256s, and the head sha256 of local files."
+    spec, vspec = key['dataset'], key['val_dataset']
+    meta = dict(format=FORMAT_VERSION, key=digest, created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
+                build_seconds=round(time.time() - t0, 2), dataset=dataset, val_dataset=val_dataset,
+                val_from=('val_dataset' if val_dataset else 'held-out split' if dataset in CORPORA else f'every {HOLDOUT_EVERY}th document'),
+                sources=dict(dataset=spec, val_dataset=vspec), tokenizer=key['tokenizer'], vocab_size=tok.vocab_size,
+                eot=tok.eot, dtype=dtype, seed=key['seed'], **counts)
+    for name, s in (('dataset', spec), ('val_dataset', vspec)):  # fingerprint local files: sha256 of their first MiB
+        if s and s['kind'] == 'local':
+            meta['sources'][name]['head_sha256'] = [sha256(Path(s['path'])/f['name'], 1 << 20) for f in s['files']]
+    return meta
+
+# %% ../nbs/01a_data.ipynb #8b4991f9
+def _build(tmp: Path, final: Path, key: dict, digest: str, tok, docs: tuple, dtype, dataset, val_dataset):
+    "Write the token files and meta.json into `tmp`, then publish it as `final`; on any failure `tmp` goes."
+    try:
+        t0 = time.time()
+        counts = _write_splits(tmp, docs, tok, (key['train_tokens'], key['val_tokens']), dtype, dataset, val_dataset)
+        meta = _build_meta(key, digest, t0, dataset, val_dataset, tok, dtype, counts)
+        say_warnings(data_warnings(meta))  # the run records them too (its summary's data_warnings)
+        (tmp/'meta.json').write_text(json.dumps(meta, indent=1))
+        _publish(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True); raise
+
+# %% ../nbs/01a_data.ipynb #b1a6bb6d
 def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu', or a local file/folder
             tokenizer: str = 'bytes',  # 'bytes' or 'gpt2'
             train_tokens: int = 2_000_000, # training tokens to write (fewer if the source ends first)
@@ -380,67 +465,34 @@ def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu'
             seed: int = 0,                  # the builtin corpus's stream (other sources ignore it)
            ) -> Prepared:
     "Tokenize `dataset` once into train.bin / val.bin in a cache folder keyed by the inputs; later calls just open them."
-    for n, v in (('train_tokens', train_tokens), ('val_tokens', val_tokens)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < MIN_TOKENS:
-            raise DataError(f"{n}={v!r} must be an int >= {MIN_TOKENS}")
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0: raise DataError(f"seed={seed!r} must be an int >= 0")
-    if tokenizer not in TOKENIZERS: raise DataError(f"tokenizer={tokenizer!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
+    "Tokenize `dataset` once into train.bin / val.bin in a cache folder keyed by the inputs; later calls just open them."
+    _check_request(train_tokens, val_tokens, seed, tokenizer)
     dataset, val_dataset = str(dataset), (str(val_dataset) if val_dataset else None)  # a Path works too
-    spec = _source_spec(dataset)
-    vspec = _source_spec(val_dataset, 'val_dataset') if val_dataset else None
-    uses_seed = 'builtin' in (dataset, val_dataset)
-    key = dict(format=FORMAT_VERSION, dataset=spec, val_dataset=vspec, tokenizer=tokenizer, train_tokens=train_tokens,
-               val_tokens=val_tokens, seed=seed if uses_seed else None)
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
+    key, digest = _cache_key(dataset, val_dataset, tokenizer, train_tokens, val_tokens, seed)
     root = Path(cache_dir or default_cache_dir()).expanduser()
     final = root/f'{_slug(dataset)}-{tokenizer}-{digest}'
-
-    if final.exists():
-        found, why = _open(final)
-        if found is not None: return found
-        say_warnings([f"prepared data in {final} is broken ({why}); rebuilding it"])
+    if (found := _reuse(final)) is not None: return found
 
     # everything that can fail for a bad source or tokenizer fails here, before any file is written
-    tok = get_tokenizer(tokenizer)
-    train_docs = iter_documents(dataset, 'all' if val_dataset else 'train', seed)
-    val_docs = iter_documents(val_dataset, 'all', seed) if val_dataset else iter_documents(dataset, 'val', seed)
+    tok, docs = get_tokenizer(tokenizer), _documents(dataset, val_dataset, seed)
     dtype = 'uint16' if tok.vocab_size <= 1 << 16 else 'uint32'
 
     root.mkdir(parents=True, exist_ok=True); _sweep_stale(root)
     tmp = root/f'.tmp-{final.name}-{uuid.uuid4().hex[:8]}'
     tmp.mkdir()
-    try:
-        t0 = time.time()
-        counts = {'train': _write_tokens(tmp/'train.bin', train_docs, tok, train_tokens, dtype),
-                  'val': _write_tokens(tmp/'val.bin', val_docs, tok, val_tokens, dtype)}
-        for split, c in counts.items():
-            if c['tokens'] < MIN_TOKENS:
-                raise DataError(f"{_text_words(split, dataset, val_dataset)} yielded only {c['tokens']} tokens; at least {MIN_TOKENS} are needed "
-                                f"(check that the file holds text in the expected format)")
-        meta = dict(format=FORMAT_VERSION, key=digest, created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
-                    build_seconds=round(time.time() - t0, 2), dataset=dataset, val_dataset=val_dataset,
-                    val_from=('val_dataset' if val_dataset else 'held-out split' if dataset in CORPORA else f'every {HOLDOUT_EVERY}th document'),
-                    sources=dict(dataset=spec, val_dataset=vspec), tokenizer=tokenizer, vocab_size=tok.vocab_size,
-                    eot=tok.eot, dtype=dtype, seed=key['seed'], **counts)
-        for name, s in (('dataset', spec), ('val_dataset', vspec)):  # fingerprint local files: sha256 of their first MiB
-            if s and s['kind'] == 'local':
-                meta['sources'][name]['head_sha256'] = [sha256(Path(s['path'])/f['name'], 1 << 20) for f in s['files']]
-        say_warnings(data_warnings(meta))  # the run records them too (its summary's data_warnings)
-        (tmp/'meta.json').write_text(json.dumps(meta, indent=1))
-        _publish(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
+    _build(tmp, final, key, digest, tok, docs, dtype, dataset, val_dataset)
     found, why = _open(final)
     if found is None: raise DataError(f"prepared data in {final} cannot be read back: {why}")
     return found
 
-# %% ../nbs/01a_data.ipynb #d32923f5
+# %% ../nbs/01a_data.ipynb #d38cdbab
 def windows(tokens, starts, block_size: int) -> tuple[torch.Tensor, torch.Tensor]:
     "The windows of `block_size` tokens from each start and their next-token targets: int64 (len(starts), T) each, on the CPU."
     x = torch.from_numpy(np.stack([np.asarray(tokens[i:i + block_size], dtype=np.int64) for i in starts]))          # (B, T)
     y = torch.from_numpy(np.stack([np.asarray(tokens[i + 1:i + 1 + block_size], dtype=np.int64) for i in starts]))  # (B, T)
     return x, y
 
+# %% ../nbs/01a_data.ipynb #167efdf8
 def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`
               batch_size: int, block_size: int,
               seed: int, step: int, # the batch is a function of these two alone
@@ -455,4 +507,3 @@ def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`
     if pin_memory and torch.device(device).type == 'cuda':  # pinned memory lets the copy overlap with compute
         return x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
     return x.to(device), y.to(device)
-
