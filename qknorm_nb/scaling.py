@@ -22,12 +22,13 @@ __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKE
            'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'why_censored', 'boot_values',
            'fit_trend']
 
-# %% ../nbs/06c_scaling.ipynb #85382de8
+# %% ../nbs/06c_scaling.ipynb #8dd6b927
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
 # Quarter-decade grid 1e-3 to 31.6, and Wortsman's seven LRs. Its 4 digits (1.778, not refine.round_lr's 1.78) are deliberate:
 # it is the synthetic tests' grid, never a cell's LR, and rounding it to 3 digits would move every synthetic number below.
 LADDER_LRS = tuple(sorted({float(f'{10 ** e:.4g}') for e in np.arange(-3, 1.51, 0.25)} | set(WORTSMAN_LRS)))
 
+# %% ../nbs/06c_scaling.ipynb #2ba2b6ba
 def synthetic_rung(x: float,                 # the rung's scale, e.g. non-embedding parameters
                    x0: float = X0,           # the scale at which the off arm breaks above `lr_break0`
                    exponent: float = -0.5,   # the off arm's break LR goes as (x / x0) ** exponent
@@ -43,11 +44,12 @@ def synthetic_rung(x: float,                 # the rung's scale, e.g. non-embedd
     return synthetic_results(n_layers=(n_layer,), lrs=lrs, seeds=seeds, lr_break=lr_break0 * (x / x0) ** exponent,
                              depth_exp=0.0, lr_break_on=lr_break_on, seed=seed, **kw)
 
+# %% ../nbs/06c_scaling.ipynb #06e494b4
 def synthetic_failure_lr(x: float, x0: float = X0, exponent: float = -0.5, lr_break0: float = 0.5) -> float:
     "The off arm's true failure LR in `synthetic_rung`: its runs diverge more than a decade above the break LR."
     return 10 * lr_break0 * (x / x0) ** exponent
 
-# %% ../nbs/06c_scaling.ipynb #7252b57a
+# %% ../nbs/06c_scaling.ipynb #bd9e8be1
 def rung_arms(df, on):
     "['none', *variants] of one rung: `compared_variants` (metrics), with the off arm first, one depth and at least one variant."
     # Not metrics' rule alone: a rung's rows are per arm with the off arm first (its comparisons sit on the variant rows),
@@ -60,13 +62,22 @@ def rung_arms(df, on):
     if not ons: raise ResultsError(f"on={on!r} names no QK-norm variant: a rung compares at least one with {OFF!r}")
     return [OFF, *ons]
 
+# %% ../nbs/06c_scaling.ipynb #c9b9d411
 def _grid_edge(lrs, i):
     "Point, lo, hi, flag of an edge first reached at index `i` of the sorted grid `lrs` (i = len(lrs): never)."
     if i >= len(lrs): return np.nan, lrs[-1], np.inf, 'above'
     if i == 0: return np.nan, 0.0, lrs[0], 'below'
     return log_mid(lrs[i - 1], lrs[i], exact=True), lrs[i - 1], lrs[i], ''
 
-# %% ../nbs/06c_scaling.ipynb #9722c3b5
+# %% ../nbs/06c_scaling.ipynb #788a5433
+def _fit_hi(df, arm, f, alpha, useful=None):
+    "The fit's upper bound at level 1 - `alpha`, for an arm no grid LR fails at every seed (refitted only when alpha is not 0.05)."
+    if alpha == 0.05: return f['lr50_hi']
+    r = tidy_runs(df)
+    if useful is not None: r['fail'] = not_useful(r, useful)
+    return fit_fail_curve(r.loc[r.qk_norm == arm, 'lr'], r.loc[r.qk_norm == arm, 'fail'], alpha)['lr50_hi']
+
+# %% ../nbs/06c_scaling.ipynb #2534db60
 def _failure(df, arms, alpha, useful=None, name='failure'):
     "Per arm: failure point, its transition-region interval, flag and fit kind, from `failure_lr` (`useful`: its not-useful notion)."
     fl, out = failure_lr(df, useful=useful).set_index('qk_norm'), {}
@@ -82,18 +93,13 @@ def _failure(df, arms, alpha, useful=None, name='failure'):
         out[a] = {f'{name}_lr': v, f'{name}_lo': lo, f'{name}_hi': hi, f'{name}_censored': cens, f'{name}_fit': f['fit']}
     return out
 
+# %% ../nbs/06c_scaling.ipynb #69c8c6cb
 def _useful(df, arms, alpha):
     "Per arm: the not-useful edge above the arm's optimum (below it a short run is undertrained, not unstable: no edge there)."
     opt = optimal_lr(df).set_index('qk_norm')['lr_star']
     return _failure(df[df['lr'].astype(float) >= df['qk_norm'].map(opt)], arms, alpha, USEFUL, 'useful')
 
-def _fit_hi(df, arm, f, alpha, useful=None):
-    "The fit's upper bound at level 1 - `alpha`, for an arm no grid LR fails at every seed (refitted only when alpha is not 0.05)."
-    if alpha == 0.05: return f['lr50_hi']
-    r = tidy_runs(df)
-    if useful is not None: r['fail'] = not_useful(r, useful)
-    return fit_fail_curve(r.loc[r.qk_norm == arm, 'lr'], r.loc[r.qk_norm == arm, 'fail'], alpha)['lr50_hi']
-
+# %% ../nbs/06c_scaling.ipynb #bdde7c4a
 def _lr_star(df, arms):
     "Per arm: the grid optimum with half a grid step (in log LR) either side; censored at the grid's ends."
     opt, out = optimal_lr(df).set_index('qk_norm'), {}
@@ -107,6 +113,7 @@ def _lr_star(df, arms):
                       loss_star=float(opt.loc[a, 'loss_star']))
     return out
 
+# %% ../nbs/06c_scaling.ipynb #5088d1e3
 def _lr_sens(df, arms, alpha):
     "Per arm: LR sensitivity on Wortsman's range, mean and t interval over the per-seed values."
     s, out = lr_sensitivity_seeds(df, lrs=WORTSMAN_LRS), {}
@@ -115,6 +122,7 @@ def _lr_sens(df, arms, alpha):
         out[a] = dict(lr_sens=ti['mean'], lr_sens_lo=ti['lo'], lr_sens_hi=ti['hi'], lr_sens_se=ti['se'], lr_sens_n=ti['n'])
     return out
 
+# %% ../nbs/06c_scaling.ipynb #b9479a00
 def _logit(df, arms, level):
     "Per arm: the grid bracket where the seed-median max attention logit first reaches `level`."
     none = dict(logit_lr=np.nan, logit_lo=np.nan, logit_hi=np.nan, logit_censored='no data')
@@ -128,6 +136,7 @@ def _logit(df, arms, level):
         out[a] = none if len(med) == 0 else dict(zip(none, _grid_edge(med.index.values, hit[0] if len(hit) else len(med))))
     return out
 
+# %% ../nbs/06c_scaling.ipynb #14febcc9
 def _necessity(df, ons, alpha):
     "Per variant: `necessity_bracket`'s threshold and [thr_lo, thr_hi]; NaN where it is censored."
     nb, out = necessity_bracket(df, ons, alpha=alpha).set_index('on'), {}
@@ -142,6 +151,7 @@ def _necessity(df, ons, alpha):
         out[o] = dict(necessity=thr, necessity_lo=lo, necessity_hi=hi, necessity_censored=c)
     return out
 
+# %% ../nbs/06c_scaling.ipynb #3b0d7715
 def _opt_gap(df, ons, alpha):
     "Per variant: ℓ_off − ℓ_on at each arm's own optimum (`optimum_gap`), with its t interval."
     g = optimum_gap(df, ons, alpha).set_index('on')
@@ -149,7 +159,7 @@ def _opt_gap(df, ons, alpha):
                     opt_gap_se=(g.loc[o, 'opt_hi'] - g.loc[o, 'opt_gap']) / g.loc[o, 'opt_t'], opt_gap_n=g.loc[o, 'opt_n'])
             for o in ons}
 
-# %% ../nbs/06c_scaling.ipynb #39949887
+# %% ../nbs/06c_scaling.ipynb #7a82e57d
 @dataclass(frozen=True)
 class Quantity:
     "One measure of a rung: how it is computed, its columns, how it is resolved and fitted, and how the pages name it."
@@ -165,6 +175,7 @@ class Quantity:
     rank: int = 0                 # where the pages list it (their panels and tables); the table's own order is the bootstrap's
     wortsman_range: bool = False  # needs all seven of Wortsman's LRs at a rung: a rung that runs only the LRs near its edges has none
 
+# %% ../nbs/06c_scaling.ipynb #9cda6141
 SCALE_QUANTITIES = (  # adding a measure to the ladder is one entry here (and its test)
     Quantity('failure_lr', 'failure LR', ('failure_lr', 'failure_lo', 'failure_hi', 'failure_censored'),
              lambda d, a, al, lv: _failure(d, a, al), bracketed=True, rank=0),
@@ -184,6 +195,8 @@ SCALE_QUANTITIES = (  # adding a measure to the ladder is one entry here (and it
     Quantity('useful_lr', 'not-useful LR', ('useful_lr', 'useful_lo', 'useful_hi', 'useful_censored'),
              lambda d, a, al, lv: _useful(d, a, al), bracketed=True, rank=1),
 )
+
+# %% ../nbs/06c_scaling.ipynb #e21f2744
 # The views the functions and the page read, all from the table (their order is the table's: the bootstrap's draws rely on it)
 QUANTITIES = tuple(q.name for q in SCALE_QUANTITIES)
 COLS = {q.name: q.cols for q in SCALE_QUANTITIES}  # each quantity's (value, lo, hi, censoring flag) columns
@@ -194,10 +207,12 @@ LOG_Y = {q.name: q.log_y for q in SCALE_QUANTITIES}
 Q_WORDS = {q.name: q.words for q in SCALE_QUANTITIES}
 FLOORS = {q.name: q.floor for q in SCALE_QUANTITIES if q.floor is not None}
 
+# %% ../nbs/06c_scaling.ipynb #65b880c7
 def arms_of(q: str, arms) -> list:
     "The arms scale quantity `q` has: the QK-norm variants among `arms` for an off-vs-on comparison (`COMPARISONS`), every arm otherwise."
     return [a for a in arms if a != OFF] if q in COMPARISONS else list(arms)
 
+# %% ../nbs/06c_scaling.ipynb #55319f19
 def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_layer)
                   on='layernorm',           # the QK-norm variant(s) compared with 'none' (a list, or None: every variant)
                   alpha: float = 0.05,      # 1 - confidence level of every interval
@@ -220,7 +235,7 @@ def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_la
         for a in arms: rows[a].update(got.get(a, blank))
     return pd.DataFrame(list(rows.values()))
 
-# %% ../nbs/06c_scaling.ipynb #aebe31e3
+# %% ../nbs/06c_scaling.ipynb #55e07c63
 def split_seeds(df: pd.DataFrame) -> tuple:
     "(whole, partial): the seeds with a curve in every arm (`curve_seeds`), and the others (added by refinement at a few LRs), each sorted."
     per = [set(curve_seeds(g)[0]) for _, g in df.groupby('qk_norm')]
@@ -228,6 +243,7 @@ def split_seeds(df: pd.DataFrame) -> tuple:
     partial = [s for s in sorted(df['seed'].unique()) if s not in whole]
     return (np.array(whole), np.array(partial)) if whole else (np.sort(df['seed'].unique()), np.array([], dtype=int))
 
+# %% ../nbs/06c_scaling.ipynb #26cc8d7d
 def resample_seeds(df: pd.DataFrame, # one rung's results table
                    picks,            # the seeds drawn, with repeats
                    keep=(),          # seeds kept as they are in every replicate (relabelled after the picks)
@@ -236,12 +252,14 @@ def resample_seeds(df: pd.DataFrame, # one rung's results table
     seeds = [*picks, *keep]
     return pd.concat([df[df['seed'] == s].assign(seed=k) for k, s in enumerate(seeds)], ignore_index=True)
 
+# %% ../nbs/06c_scaling.ipynb #eacda2ef
 def _memo(cache, key, f):
     "f(), memoised in `cache` under `key` (no cache: computed every time)."
     if cache is None: return f()
     if key not in cache: cache[key] = f()
     return cache[key]
 
+# %% ../nbs/06c_scaling.ipynb #d8ae62fd
 def _replicate(df, rng, arms, seeds, alpha, logit_level, quantities, cache):
     "One replicate's measures of a seed resample (grid quantities) and of the rung itself (seed means), and its uniforms (n_draws, n_arms)."
     seeds, keep = seeds  # (drawn, kept as they are): `split_seeds`
@@ -255,17 +273,20 @@ def _replicate(df, rng, arms, seeds, alpha, logit_level, quantities, cache):
               lambda: rung_measures(df, arms[1:], alpha, logit_level, means)) if means else None
     return m, p, u
 
+# %% ../nbs/06c_scaling.ipynb #b0f3e695
 def _draw_value(x, lo, hi, u):
     "The `u` quantile of log-uniform on [lo, hi]; NaN for a censored `x` or an open interval."
     if not np.isfinite(x): return np.nan  # censored, or the off row of a comparison: stays NaN with its flag
     return lo * (hi / lo) ** u if lo > 0 and np.isfinite(hi) else np.nan
 
+# %% ../nbs/06c_scaling.ipynb #f2b438c0
 def _t_draw(x, se, n, u):
     "The `u` quantile of x + se·T, T Student's t with n − 1 degrees of freedom; NaN without an interval (n < 2)."
     if not (np.isfinite(x) and np.isfinite(se) and n >= 2): return np.nan
     u = min(max(float(u), 1e-12), 1 - 1e-12)
     return x if u == 0.5 else x + se * math.copysign(t_quantile(0.5 + abs(u - 0.5), int(n) - 1), u - 0.5)
 
+# %% ../nbs/06c_scaling.ipynb #1e2fd938
 def draw_measures(df: pd.DataFrame,         # one rung's results table
                   rng: np.random.Generator, # the replicate's randomness (np.random.default_rng(...))
                   on='layernorm',           # as in `rung_measures`
@@ -285,7 +306,7 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
         out[v] = [_t_draw(x, e, k, w) for x, e, k, w in zip(p[v], p[se], p[n], u[len(BRACKETED) + j])]
     return out
 
-# %% ../nbs/06c_scaling.ipynb #89ef5813
+# %% ../nbs/06c_scaling.ipynb #ac34f900
 def why_censored(q, arm, row, name, x=None):
     "Words for a rung whose point value of `q` is missing."
     v, lo, hi, c = COLS[q]
@@ -295,12 +316,14 @@ def why_censored(q, arm, row, name, x=None):
             'no data': "without data"}.get(flag, f"NaN{f' ({flag})' if flag else ''}")
     return f"rung {name}{'' if x is None else f' (x={x:.4g})'}: {q} of {arm!r} is {what}"
 
+# %% ../nbs/06c_scaling.ipynb #ac4192fe
 def _line(lx, ys):
     "Least-squares intercept and slope of ys (..., n_rungs) on lx (n_rungs,)."
     xc = lx - lx.mean()
     b = ((ys - ys.mean(-1, keepdims=True)) * xc).sum(-1) / (xc ** 2).sum()
     return ys.mean(-1) - b * lx.mean(), b
 
+# %% ../nbs/06c_scaling.ipynb #e6e25f45
 def boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs):
     "(n_boot, n_rungs) replicate values: draw_measures(...).loc[arm, quantity] per rung, without building its DataFrame."
     v, lo, hi, _ = COLS[quantity]
@@ -315,6 +338,95 @@ def boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_le
                 ys[k, i] = _t_draw(p[v].values[r], p[se].values[r], p[n].values[r], u[len(BRACKETED) + list(SEED_MEANS).index(quantity), r])
             else: ys[k, i] = _draw_value(m[v].values[r], m[lo].values[r], m[hi].values[r], u[BRACKETED.index(quantity), r])
     return ys
+
+# %% ../nbs/06c_scaling.ipynb #57e28b3b
+def _trend_args(xs, tables, quantity, arm, names, log_y, on, caches):
+    "`fit_trend`'s arguments checked (a known quantity, an arm that has it, one distinct positive x per table) and defaults filled in."
+    if quantity not in QUANTITIES: raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
+    if quantity in COMPARISONS and arm == OFF: raise ValueError(f"{quantity} compares the arms: give a variant as arm, not {OFF!r}")
+    xs, tables = [float(x) for x in xs], list(tables)
+    if len(xs) != len(tables): raise ValueError(f"{len(xs)} xs for {len(tables)} tables")
+    if min(xs) <= 0 or len(set(xs)) != len(xs): raise ValueError(f"xs must be distinct and positive, got {xs}")
+    names = [f'rung{i}' for i in range(len(xs))] if names is None else list(names)
+    log_y = LOG_Y[quantity] if log_y is None else bool(log_y)
+    on = (arm if arm != OFF else None) if on is None else on
+    return xs, tables, names, log_y, on, caches if caches is not None else [{} for _ in tables]
+
+# %% ../nbs/06c_scaling.ipynb #d3e1f524
+def _trend_points(tables, caches, arm, on, qs, alpha, logit_level):
+    "Each rung's `rung_measures` row of `arm`, memoised in the rung's cache (the key `boot_values`' replicates also find)."
+    pts = []
+    for t, c in zip(tables, caches):
+        key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
+        if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
+        pts.append(c[key].set_index('qk_norm').loc[arm])
+    return pts
+
+# %% ../nbs/06c_scaling.ipynb #574f1452
+def _trend_frame(quantity, arm, names, xs, log_y, pts, n_boot, alpha):
+    "`fit_trend`'s answer before any fit: the rungs' points and intervals, the line's fields NaN (what a refusal returns)."
+    v, lo, hi, _ = COLS[quantity]
+    return dict(quantity=quantity, arm=arm, names=names, xs=xs, log_y=log_y, n_rungs=len(xs), x_min=min(xs), x_max=max(xs),
+                values=[float(p[v]) for p in pts], lo=[float(p[lo]) for p in pts], hi=[float(p[hi]) for p in pts],
+                intercept=np.nan, slope=np.nan, slope_lo=np.nan, slope_hi=np.nan, boot=np.empty((0, 2)),
+                n_boot=n_boot, n_boot_used=0, alpha=alpha, note='')
+
+# %% ../nbs/06c_scaling.ipynb #acdf0942
+def _no_line(pts, names, xs, quantity, arm, log_y):
+    "Why no line goes through the rungs' points (one rung, a censored one, a log of y ≤ 0), or '' when one does: a refusal names its rung."
+    v = COLS[quantity][0]
+    if len(xs) < 2: return f"one rung ({names[0]}) cannot give a trend"
+    for p, n, x in zip(pts, names, xs):
+        if not np.isfinite(p[v]): return why_censored(quantity, arm, p, n, x) + ": a line through it would be a guess"
+        if log_y and p[v] <= 0: return f"rung {n} (x={x:.4g}): {quantity} of {arm!r} is {p[v]:.3g} ≤ 0, which has no log: fit it with log_y=False"
+    return ''
+
+# %% ../nbs/06c_scaling.ipynb #9c63f1ad
+def _trend_replicates(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, log_y):
+    "(n_boot, n_rungs) replicate values on the fitted scale (log10 where `log_y`), and which replicates (n_boot,) have every rung."
+    ys = boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, (quantity,))
+    with np.errstate(divide='ignore', invalid='ignore'): ys = np.log10(ys) if log_y else ys
+    return ys, np.isfinite(ys).all(1)
+
+# %% ../nbs/06c_scaling.ipynb #7fb6a5d7
+def _missing_replicates(ys, ok, names, pts, quantity):
+    "(refusal, notes) for replicates `ys` (n_boot, n_rungs) without a value at some rung: named, never dropped silently; over half refuses the fit."
+    if ok.all(): return '', []
+    flag, w = COLS[quantity][3], int(np.argmax((~np.isfinite(ys)).sum(0)))  # w: the rung where values are missing most
+    msg = (f"{int((~ok).sum())} of {len(ys)} replicates lack a value at some rung (most often {names[w]}, where "
+           + (f"{quantity} has no t interval" if quantity in SEED_MEANS else
+              f"resampled seeds leave {quantity} censored or its interval open"
+              + (f"; its flag at the point: {pts[w][flag]!r}" if flag and pts[w][flag] else '')) + ")")
+    if ok.sum() < len(ys) / 2: return msg + ": the band would describe a minority of the replicates", []
+    return '', [msg + "; they are left out, so the band is conditional on the rest"]
+
+# %% ../nbs/06c_scaling.ipynb #0a52af93
+def _line_note(lx, y, a, b, ys, names):
+    "How far the line itself is tested: two rungs give an exact one; with more, a rung off it by over twice its replicates' sd `ys` is named."
+    if len(lx) == 2:
+        return ("two rungs give an exact line, with no residual left to test it: the band comes only from the two rungs' "
+                "replicates (seeds and grid brackets), not from how well a line describes the trend")
+    res, sd = y - (a + b * lx), ys.std(0)
+    j = int(np.argmax(np.abs(res) / np.maximum(sd, 1e-12)))
+    if not abs(res[j]) > 2 * sd[j]: return ''
+    return (f"the rungs are not on one line within their own scatter ({names[j]} is {res[j]:+.3g} off it, its "
+            f"replicates' sd {sd[j]:.2g}): the band understates the uncertainty")
+
+# %% ../nbs/06c_scaling.ipynb #f9fbacdc
+def _trend_fit(out, ys, notes, alpha):
+    "`out` with the line through its points and the band from the replicates `ys` (n_used, n_rungs) that have every rung."
+    lx, y = np.log10(out['xs']), np.array(out['values'])
+    y = np.log10(y) if out['log_y'] else y
+    a, b = _line(lx, y)
+    ba, bb = _line(lx, ys)
+    lo, hi = np.percentile(bb, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    notes = [*notes, _line_note(lx, y, a, b, ys, out['names'])]
+    unit = 'decades' if out['log_y'] else out['quantity']
+    return {**out, 'intercept': float(a), 'slope': float(b), 'slope_lo': float(lo), 'slope_hi': float(hi),
+            'boot': np.stack([ba, bb], 1), 'n_boot_used': len(ys), 'note': '; '.join(n for n in notes if n),
+            'verdict': 'falls' if hi < 0 else 'rises' if lo > 0 else 'no resolved trend',
+            'reason': f"slope {b:+.3f} [{lo:+.3f}, {hi:+.3f}] {unit} per decade of x over {len(lx)} rungs "
+                      f"({', '.join(f'{n}: {fmt_num(v)}' for n, v in zip(out['names'], out['values']))})"}
 
 # %% ../nbs/06c_scaling.ipynb #dc854738
 def fit_trend(xs,                      # one scale value per rung (e.g. non-embedding parameters, or tokens)
@@ -331,60 +443,11 @@ def fit_trend(xs,                      # one scale value per rung (e.g. non-embe
               caches: list|None = None, # one memo dict per rung, shared by calls on the same tables: each seed multiset computed once
              ) -> dict:
     "Least-squares line of log10(y) on log10(x) over the rungs, and its band from bootstrap replicates over seeds and grid brackets."
-    if quantity not in QUANTITIES: raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
-    if quantity in COMPARISONS and arm == OFF: raise ValueError(f"{quantity} compares the arms: give a variant as arm, not {OFF!r}")
-    xs, tables = [float(x) for x in xs], list(tables)
-    if len(xs) != len(tables): raise ValueError(f"{len(xs)} xs for {len(tables)} tables")
-    if min(xs) <= 0 or len(set(xs)) != len(xs): raise ValueError(f"xs must be distinct and positive, got {xs}")
-    names = [f'rung{i}' for i in range(len(xs))] if names is None else list(names)
-    log_y = LOG_Y[quantity] if log_y is None else bool(log_y)
-    on = (arm if arm != OFF else None) if on is None else on
-    qs = (quantity,)  # computing only this quantity costs its library call, not every one
-    caches = caches if caches is not None else [{} for _ in tables]
-    v, lo_c, hi_c, flag = COLS[quantity]
-    pts = []
-    for t, c in zip(tables, caches):
-        key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
-        if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
-        pts.append(c[key].set_index('qk_norm').loc[arm])
-    out = dict(quantity=quantity, arm=arm, names=names, xs=xs, log_y=log_y, n_rungs=len(xs), x_min=min(xs), x_max=max(xs),
-               values=[float(p[v]) for p in pts], lo=[float(p[lo_c]) for p in pts], hi=[float(p[hi_c]) for p in pts],
-               intercept=np.nan, slope=np.nan, slope_lo=np.nan, slope_hi=np.nan, boot=np.empty((0, 2)),
-               n_boot=n_boot, n_boot_used=0, alpha=alpha, note='')
+    xs, tables, names, log_y, on, caches = _trend_args(xs, tables, quantity, arm, names, log_y, on, caches)
+    pts = _trend_points(tables, caches, arm, on, (quantity,), alpha, logit_level)  # only this quantity: its call, not every one
+    out = _trend_frame(quantity, arm, names, xs, log_y, pts, n_boot, alpha)
     refuse = lambda why: {**out, 'verdict': 'inconclusive', 'reason': why}
-    if len(xs) < 2: return refuse(f"one rung ({names[0]}) cannot give a trend")
-    for p, n, x in zip(pts, names, xs):
-        if not np.isfinite(p[v]): return refuse(why_censored(quantity, arm, p, n, x) + ": a line through it would be a guess")
-        if log_y and p[v] <= 0: return refuse(f"rung {n} (x={x:.4g}): {quantity} of {arm!r} is {p[v]:.3g} ≤ 0, which has no log: fit it with log_y=False")
-    lx, y = np.log10(xs), np.array(out['values'])
-    y = np.log10(y) if log_y else y
-    a, b = _line(lx, y)
-    ys = boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs)
-    with np.errstate(divide='ignore', invalid='ignore'): ys = np.log10(ys) if log_y else ys
-    ok = np.isfinite(ys).all(1)  # (n_boot,) replicates in which every rung has a value
-    notes = []
-    if not ok.all():
-        w = int(np.argmax((~np.isfinite(ys)).sum(0)))
-        msg = (f"{int((~ok).sum())} of {n_boot} replicates lack a value at some rung (most often {names[w]}, where "
-               + (f"{quantity} has no t interval" if quantity in SEED_MEANS else
-                  f"resampled seeds leave {quantity} censored or its interval open"
-                  + (f"; its flag at the point: {pts[w][flag]!r}" if flag and pts[w][flag] else '')) + ")")
-        if ok.sum() < n_boot / 2: return refuse(msg + ": the band would describe a minority of the replicates")
-        notes.append(msg + "; they are left out, so the band is conditional on the rest")
-    ba, bb = _line(lx, ys[ok])
-    lo, hi = np.percentile(bb, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    if len(xs) == 2:
-        notes.append("two rungs give an exact line, with no residual left to test it: the band comes only from the two rungs' "
-                     "replicates (seeds and grid brackets), not from how well a line describes the trend")
-    else:
-        res, sd = y - (a + b * lx), ys[ok].std(0)
-        j = int(np.argmax(np.abs(res) / np.maximum(sd, 1e-12)))
-        if abs(res[j]) > 2 * sd[j]:
-            notes.append(f"the rungs are not on one line within their own scatter ({names[j]} is {res[j]:+.3g} off it, its "
-                         f"replicates' sd {sd[j]:.2g}): the band understates the uncertainty")
-    unit = 'decades' if log_y else quantity
-    return {**out, 'intercept': float(a), 'slope': float(b), 'slope_lo': float(lo), 'slope_hi': float(hi),
-            'boot': np.stack([ba, bb], 1), 'n_boot_used': int(ok.sum()), 'note': '; '.join(notes),
-            'verdict': 'falls' if hi < 0 else 'rises' if lo > 0 else 'no resolved trend',
-            'reason': f"slope {b:+.3f} [{lo:+.3f}, {hi:+.3f}] {unit} per decade of x over {len(xs)} rungs "
-                      f"({', '.join(f'{n}: {fmt_num(v)}' for n, v in zip(names, out['values']))})"}
+    if why := _no_line(pts, names, xs, quantity, arm, log_y): return refuse(why)
+    ys, ok = _trend_replicates(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, log_y)
+    why, notes = _missing_replicates(ys, ok, names, pts, quantity)
+    return refuse(why) if why else _trend_fit(out, ys[ok], notes, alpha)
