@@ -1,4 +1,4 @@
-"""`qknorm sweep`, `qknorm report`, `qknorm study`, `qknorm cells`, `qknorm ladder`, `qknorm check-prediction`, `qknorm bench`, `qknorm samples` and `qknorm tensorboard`: the study from a terminal.
+"""`qknorm sweep`, `qknorm report`, `qknorm study`, `qknorm cells`, `qknorm ladder`, `qknorm check-prediction`, `qknorm bench`, `qknorm samples`, `qknorm tensorboard` and `qknorm advise`: the study from a terminal.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/cli.html.md"""
 
@@ -16,6 +16,7 @@ from .study import EXECUTORS, SweepError, preset_names, read_summary, summary_pr
 from .sweep import SweepResult, run_study
 from .progress import study_progress, progress_lines
 from .report import ReportError, ReportWarning, report
+from .advise import add_advise_args, advise_main
 from .data import DataError, check_sources
 from .samples import DEFAULT_DIR, check_samples, make_samples
 
@@ -139,6 +140,7 @@ def parser() -> argparse.ArgumentParser:
     for add in (_report_args, _study_args, _cells_args, _ladder_args): add(sub)
     _check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (07f_check)"))
     for add in (_tensorboard_args, _samples_args, _bench_args): add(sub)
+    add_advise_args(sub.add_parser('advise', help="do I need QK-norm at my configuration and LR? answered from every published group (07i_advise)"))
     return p
 
 
@@ -201,6 +203,7 @@ def _run(a) -> int:
     if a.command == 'bench': return _bench(a)
     if a.command == 'samples': return _samples(a)
     if a.command == 'tensorboard': return _tensorboard(a)
+    if a.command == 'advise': return advise_main(a)
     if a.command == 'report':
         print(report(a.study_dir, a.notebook)); return 0
     res = _sweep(a)
