@@ -1,4 +1,5 @@
-"""Independent re-derivation of the TinyStories length study (runs/length-tinystories) and of what the README says about it.
+"""Independent re-derivation of the TinyStories studies (the length ladder, its mechanism studies and core-shape check,
+the cliff) and of what the README says about them.
 
 What it is: a standalone check of the numbers the notebooks and README report for the length ladder
 (4 layers, d=64, 300 / 800 / 2,000 / 6,100 steps), its mechanism studies and its core-shape check, written from the
@@ -13,6 +14,8 @@ Run it from anywhere:
     python scripts/rederive_natural.py                 # the repository's README, runs and rules
     python scripts/rederive_natural.py --readme X.md   # another README (a draft); --runs DIR, --rules DIR likewise
     python scripts/rederive_natural.py MECH_DIR        # another mechanism-study folder, to exercise that code
+    python scripts/rederive_natural.py --self-test     # also: the cliff's statistics against known values, and a
+                                                       # changed number in a copy of the README must fail the check
 
 What it reads (nothing is written):
   - studies/rules/analysis.yaml and studies/rules/mechanism.yaml: the margins, the smallest edge move, the
@@ -22,7 +25,22 @@ What it reads (nothing is written):
     (the loss, l0, status, max_logit, n_params) and metrics.jsonl (the probes, for the 6,100-step mechanism table);
   - runs/mechanism-tinystories and runs/mechanism-gains-tinystories (the same files), if they exist;
   - runs/length-tinystories/predictions/*.json (each rung's prediction, scored here) and
-    prediction-core-ts-s6100.json with the core-shape check's folder beside it.
+    prediction-core-ts-s6100.json with the core-shape check's folder beside it;
+  - the cliff (analysis.yaml `collapse` and `cliff`, version 2; the study `cliff.study`, runs/cliff-tinystories): a run
+    collapsed when it failed (diverged, or its final loss is non-finite or >= l0) or its capped final loss is above
+    the `collapse.criterion` bar, (l* + H1)/2 with l* the best seed-mean capped loss of any arm at any LR of the study;
+    per arm and LR k of n with the exact interval at `cliff.level`; per arm the logistic fit over its runs at LRs >= its
+    own best LR (ties to the smaller LR), and from it the P = 0.5 LR, "safe below" and "needed from" on the
+    `search_step` grid. The statistics are in the sibling module scripts/rederive_cliff.py (pure functions of numbers,
+    checked against known values by --self-test; its docstring says why they are apart);
+  - the README's scope: tokenizer, batch_size x block_size, max_iters of every study in SCOPE (the studies the README's
+    statements rest on, each named with its statement) and n_params from their summaries;
+  - runs/cpu-tinystories (LayerNorm's cost at the off arm's tuned LR, one depth) and runs/depth-confirm with its own
+    rule studies/rules/depth-confirm.yaml (its design, and its slope with the seed bootstrap, re-derived).
+
+The tuned LR is the cliff's off arm's best LR; a grid LR is written as its multiple of the tuned LR to two significant
+figures (0.0548 / 0.01 -> "5.5×", 0.173 / 0.01 -> "17×"), and a README multiple names the grid LR that writes so.
+"about N×" (safe below, needed from) is checked as the multiple rounded to the nearest whole number (4.37 -> 4).
 
 Only cells listed in a study.json that have a summary.json count (a running study is read as far as it has ended);
 a cell whose summary says `failed` (its kernel or process failed, not the model) is no outcome and is left out, and said.
@@ -44,6 +62,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, wherever this runs from
+import rederive_cliff as C  # noqa: E402  the cliff's statistics (a sibling module: see its docstring)
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNGS = ["steps-s300", "steps-s800", "steps-s2000", "steps-s6100"]
@@ -859,13 +880,289 @@ def report_check(h1, h2, folder=None):
                 seeds=sorted({int(c["seed"]) for c in cells}))
 
 
+# ------------------------------------------------------------------------ the cliff (rule version 2, issue 43)
+def rule_section(path, section):
+    """A top-level mapping of a rule file (`collapse:`, `cliff:`), read without a yaml parser: {key: value} of its
+    indented one-line entries, each value as JSON (a number, a quoted string) or else its raw text; a folded (`>-`)
+    entry is kept as the text '>-' (this script reads none of them). A Refused when the section is missing."""
+    lines = read_text(path).splitlines()
+    try:
+        i = next(k for k, ln in enumerate(lines) if re.match(rf"{re.escape(section)}:\s*(#.*)?$", ln))
+    except StopIteration:
+        raise Refused(f"{rel(path)}: the section {section} is missing") from None
+    out = {}
+    for ln in lines[i + 1:]:
+        if ln.strip() and not ln.startswith(" "):
+            break  # the next top-level key
+        m = re.match(r"  (\w+):[ \t]*([^#\n]*?)[ \t]*(?:#.*)?$", ln)
+        if m:
+            try:
+                out[m.group(1)] = json.loads(m.group(2))
+            except json.JSONDecodeError:
+                out[m.group(1)] = m.group(2)
+    return out
+
+
+def load_cliff_rule():
+    """analysis.yaml `collapse` and `cliff`, each number checked (a Refused names the file, key, value, what is allowed)."""
+    global CLIFF
+    a = RULES / "analysis.yaml"
+    col, c = rule_section(a, "collapse"), rule_section(a, "cliff")
+    need(f"{rel(a)}: collapse", col, "criterion", lambda v: v in CRITERIA, f"one of the criteria {CRITERIA}")
+    need(f"{rel(a)}: cliff", c, "study", lambda v: isinstance(v, str) and re.fullmatch(r"[\w.-]+", v),
+         "the name of a study folder under runs/")
+    arms = re.fullmatch(r"\[\s*([\w-]+)\s*,\s*([\w-]+)\s*\]", str(c.get("arms", "")))
+    need(f"{rel(a)}: cliff", c, "arms", lambda v: arms is not None and arms.group(1) == OFF,
+         f"a list of two arms, the off arm ({OFF}) first")
+    need(f"{rel(a)}: cliff", c, "fit_from", lambda v: v == "best", "best (the arm's own best LR: the only rule implemented here)")
+    for k in ("level", "safe_level"):
+        need(f"{rel(a)}: cliff", c, k, lambda v: finite(v) and 0 < v < 1, "a number strictly between 0 and 1 (a two-sided level)")
+    for k in ("safe_p", "needed_p"):
+        need(f"{rel(a)}: cliff", c, k, lambda v: finite(v) and 0 < v < 1, "a number strictly between 0 and 1 (a probability)")
+    need(f"{rel(a)}: cliff", c, "search_step", lambda v: finite(v) and 0 < v <= 0.25, "a number of decades in (0, 0.25]")
+    CLIFF = dict(c, arms=[arms.group(1), arms.group(2)], criterion=col["criterion"])
+
+
+def multiple(m):
+    """A multiple of the tuned LR as the README writes a grid LR's: two significant figures, plainly (3, 5.5, 17, 30)."""
+    if m < 10:
+        return f"{m:.2g}"
+    return str(int(round(m, 1 - int(math.floor(math.log10(m))))))
+
+
+def about(m):
+    """'about N×': the multiple rounded to the nearest whole number (a half rounds up)."""
+    return str(int(math.floor(m + 0.5)))
+
+
+def report_cliff(h1, h2):
+    """The cliff study (analysis.yaml `cliff.study`): per run collapsed or not, per arm and LR k of n with the exact
+    interval, per arm the logistic fit over its runs at and above its own best LR and the three LRs it gives.
+    Returns what the README reads of it, or None when the study has no folder."""
+    folder = RUNS / CLIFF["study"]
+    print(f"\n=== the cliff ({rel(folder)}; analysis.yaml `collapse`, criterion {CLIFF['criterion']}, and `cliff`: level "
+          f"{CLIFF['level']}, safe_level {CLIFF['safe_level']}, safe_p {CLIFF['safe_p']}, needed_p {CLIFF['needed_p']}, "
+          f"search_step {CLIFF['search_step']})")
+    if not (folder / "study.json").exists():
+        print("  no study.json: the cliff has not started")
+        return None
+    fe = file_entropies(folder)
+    if fe is not None:
+        print(f"  the study's entropies.json: H1 {fe[0]:.6f}, H2 {fe[1]:.6f}; recomputed here {h1:.6f}, {h2:.6f}: "
+              + ("agree" if abs(fe[0] - h1) < 1e-6 and abs(fe[1] - h2) < 1e-6 else "DIFFER (the recomputed ones are used)"))
+    runs, pending, listed, failed = load_study(folder)
+    off, on = CLIFF["arms"]
+    print(f"  {len(runs)}/{listed} cells ended" + ("" if not pending else
+          f" (interim: {len(pending)} not ended: " + "; ".join(
+              f"{a} LR {g(lr)} seeds {[s for b, l, s in pending if (b, l) == (a, lr)]}"
+              for a, lr in sorted({(a, lr) for a, lr, _ in pending})) + ")"))
+    if not select(runs, off) or not select(runs, on):
+        raise Refused(f"{rel(folder)}: no ended cell of the arm {off if not select(runs, off) else on}: the cliff needs both arms")
+    lstar, barm, blr = best(runs)
+    bar = bars(lstar, h1, h2)[CLIFF["criterion"]]
+    # collapse: failed (diverged, non-finite, >= l0) or the capped final loss above the bar
+    collapsed = {r.name: r.failed or r.capped > bar for r in runs}
+    print(f"  l* = {lstar:.4f} ({barm} at LR {g(blr)}); collapse bar ({CLIFF['criterion']}) {bar:.4f}")
+    table, fits = {}, {}
+    for arm in (off, on):
+        print(f"  {arm}: LR, k of n collapsed, exact {CLIFF['level']:.0%} interval")
+        for lr in lrs_of(runs, arm):
+            rs = select(runs, arm, lr)
+            k, n = sum(collapsed[r.name] for r in rs), len(rs)
+            table[(arm, lr)] = (k, n, *C.clopper_pearson(k, n, CLIFF["level"]))
+            print(f"    {g(lr):<8} {k:>2} of {n:<2} [{table[(arm, lr)][2]:.3f}, {table[(arm, lr)][3]:.3f}]"
+                  f"   losses {' '.join(f'{r.capped:.3f}' for r in sorted(rs, key=lambda r: r.seed))}")
+        b = arm_best_lr(runs, arm)  # ties to the smaller LR (the tuple's second element)
+        rs = [r for r in runs if r.arm == arm and r.lr >= b]
+        fit = C.logistic_fit([math.log10(r.lr) for r in rs], [collapsed[r.name] for r in rs])
+        out = dict(best_lr=b, kind=fit["kind"], n=fit["n"], k=fit["k"], n_lrs=len(fit["xs"]), lr50=None, lo=None, hi=None,
+                   safe=None, needed=None)
+        if fit["kind"] in ("logistic", "separated"):
+            r50 = C.lr50(fit, CLIFF["level"], CLIFF["search_step"])
+            out.update(lr50=r50["lr50"], lo=r50["lo"], hi=r50["hi"], open_lo=r50["open_lo"], open_hi=r50["open_hi"])
+        if fit["kind"] == "logistic":
+            out["safe"], out["needed"] = C.safe_needed(fit, CLIFF["safe_level"], CLIFF["safe_p"], CLIFF["needed_p"],
+                                                       CLIFF["search_step"])
+            out.update(a=fit["a"], b=fit["b"])
+        fits[arm] = out
+        what = (f"logistic, slope {out['b']:.2f} per decade; P = 0.5 at {g(out['lr50'])} "
+                f"[{g(out['lo'])}{' (open)' if out.get('open_lo') else ''}, {g(out['hi'])}{' (open)' if out.get('open_hi') else ''}]; "
+                f"safe below {g(out['safe'])}, needed from {g(out['needed'])}" if fit["kind"] == "logistic" else
+                f"separated: P = 0.5 in [{g(out['lo'])}, {g(out['hi'])}]" if fit["kind"] == "separated" else fit["kind"])
+        print(f"    fit over {out['n']} runs ({out['k']} collapsed) at {out['n_lrs']} LRs from its best LR {g(b)}: {what}")
+    tuned = fits[off]["best_lr"]
+    print(f"  tuned LR (the off arm's best) {g(tuned)}; as multiples of it: "
+          + (f"safe below {fits[off]['safe'] / tuned:.2f}x, " if fits[off]["safe"] else "no safe below, ")
+          + (f"needed from {fits[off]['needed'] / tuned:.2f}x" if fits[off]["needed"] else "no needed from")
+          + (f"; P = 0.5 at {fits[off]['lr50'] / tuned:.2f}x" if fits[off]["lr50"] else ""))
+    return dict(folder=folder, runs=runs, table=table, fits=fits, tuned=tuned, off=off, on=on, bar=bar, lstar=lstar,
+                cfg=study_cfg(folder), complete=not pending, collapsed=collapsed)
+
+
+# ------------------------------------------------------------------- the other studies the README names
+# The README's scope line ("byte tokens, 2,048 tokens a step, 0.2–2.7M parameters, 300 to 6,100 steps") describes
+# what its numbers were measured on: the studies its statements rest on, each named here with the statement.
+SCOPE = {
+    "cliff-tinystories": "the answer: the cliff",
+    "length-tinystories/steps-s300": "the length bullet's 300-step threshold",
+    "length-tinystories/steps-s800": "the length ladder",
+    "length-tinystories/steps-s2000": "the length ladder",
+    "length-tinystories/steps-s6100": "the length bullet's 6,100-step threshold and the logits of 'Why'",
+    "length-tinystories/core-ts-s6100-check-*": "the answer's deeper, wider shape",
+    "mechanism-tinystories": "'Why': the fixed-gain and z-loss arms",
+    "mechanism-gains-tinystories": "'Why': the fixed-gain arm's useful edge on the finer grid",
+    "cpu-tinystories": "the tuned-LR bullet (300 steps, 4 layers)",
+    "depth-confirm": "the depth bullet (280 runs, 2-16 layers)",
+}
+
+
+def study_scope(folder):
+    """(tokenizers, tokens a step, steps, parameter counts) of a study's listed cells (the parameter counts from
+    the summaries of those that ended: the summary records n_params)."""
+    path = folder / "study.json"
+    cells = need(path, read_json(path), "cells", lambda v: isinstance(v, dict) and v, "a non-empty mapping of cells")
+    toks, tps, steps, params = set(), set(), set(), set()
+    for name, c in cells.items():
+        for k in ("batch_size", "block_size", "max_iters"):
+            need(f"{rel(path)}: cells.{name}", c, k, lambda v: whole(v) and v > 0, "a whole number > 0")
+        toks.add(c.get("tokenizer", "bytes"))
+        tps.add(c["batch_size"] * c["block_size"])
+        steps.add(c["max_iters"])
+        s = folder / name / "summary.json"
+        if s.exists():
+            n = read_json(s).get("n_params")
+            if whole(n):
+                params.add(n)
+    return toks, tps, steps, params
+
+
+def scope():
+    """The README's scope over SCOPE (the studies that exist): tokenizers, tokens a step, parameters and steps, each
+    with the studies that give its ends."""
+    per = {str(f.relative_to(RUNS)): (study_scope(f), why) for pat, why in SCOPE.items() for f in sorted(RUNS.glob(pat))
+           if (f / "study.json").exists()}
+    why = {name: w for name, (_, w) in per.items()}
+    per = {name: sc for name, (sc, _) in per.items()}
+    if not per:
+        raise Missing("none of the studies the README's statements rest on exists")
+    params = {name: p for name, (_, _, _, p) in per.items() if p}
+    out = dict(studies=sorted(per), tokenizers=set().union(*(t for t, _, _, _ in per.values())),
+               tokens_per_step=set().union(*(x for _, x, _, _ in per.values())),
+               steps=set().union(*(s for _, _, s, _ in per.values())),
+               params=(min(min(p) for p in params.values()), max(max(p) for p in params.values())) if params else None)
+    print("\n=== the README's scope (the studies its statements rest on)")
+    for name, (t, x, s, p) in per.items():
+        print(f"  {name:<52} {'/'.join(sorted(t))}, {sorted(x)} tokens a step, {sorted(s)} steps, "
+              f"{'-' if not p else f'{min(p) / 1e6:.2f}-{max(p) / 1e6:.2f}M'} parameters  ({why[name]})")
+    print(f"  overall: {sorted(out['tokenizers'])}, {sorted(out['tokens_per_step'])} tokens a step, steps "
+          f"{min(out['steps'])}-{max(out['steps'])}, parameters "
+          + ("-" if not out["params"] else f"{out['params'][0] / 1e6:.3f}-{out['params'][1] / 1e6:.3f}M"))
+    return out
+
+
+def tuned_cost(folder, n_layer):
+    """At the off arm's tuned LR (its best) in one depth of a study: LayerNorm's seed-mean capped loss minus the off
+    arm's there (> 0: QK-norm costs), and the depth's steps; Missing where the study or the depth has not run."""
+    if not (folder / "study.json").exists():
+        raise Missing(f"{rel(folder)} does not exist")
+    cells = read_json(folder / "study.json")["cells"]
+    runs, _, _, _ = load_study(folder)
+    runs = [r for r in runs if cells[r.name].get("n_layer") == n_layer]
+    if not select(runs, OFF) or not select(runs, ON):
+        raise Missing(f"{rel(folder)} has no ended {n_layer}-layer runs of both arms")
+    tuned = arm_best_lr(runs, OFF)
+    if not select(runs, ON, tuned):
+        raise Missing(f"{rel(folder)}: LayerNorm did not run the off arm's best LR {g(tuned)} at {n_layer} layers")
+    steps = {int(cells[r.name]["max_iters"]) for r in runs}
+    return seed_mean(runs, ON, tuned) - seed_mean(runs, OFF, tuned), steps, tuned
+
+
+def depth_design(folder):
+    """(runs listed, depths, steps) of the confirmatory depth study, from its study.json."""
+    if not (folder / "study.json").exists():
+        raise Missing(f"{rel(folder)} does not exist")
+    cells = read_json(folder / "study.json")["cells"].values()
+    return len(cells), sorted({int(c["n_layer"]) for c in cells}), {int(c["max_iters"]) for c in cells}
+
+
+def depth_confirm(folder):
+    """The confirmatory depth study's answer under its own rule (studies/rules/depth-confirm.yaml): per depth the
+    seed-mean necessity threshold (bar: the byte unigram entropy of the whole validation file; an LR where both arms'
+    seed means are at or above it is left out; margin `margin`), the least-squares slope of log10 threshold on log2
+    depth, its seed-bootstrap interval (numpy default_rng(0), `replicates` draws; per replicate each depth's seeds in
+    turn, rng.integers(0, n, n), the same draw for both arms and every LR; a censored threshold takes the grid end it
+    is censored at) and the verdict. Missing where the study or its rule is absent, or its design is not balanced."""
+    rule = RULES / "depth-confirm.yaml"
+    if not (folder / "study.json").exists() or not rule.exists():
+        raise Missing(f"{rel(folder)} or {rel(rule)} does not exist")
+    r = {k: rule_value(rule, k) for k in ("margin", "level", "smallest_effect", "loss")}
+    need(rule, r, "margin", lambda v: finite(v) and v >= 0, "a number >= 0 (nats)")
+    need(rule, r, "level", lambda v: finite(v) and 0.5 < v < 1, "a number in (0.5, 1)")
+    need(rule, r, "smallest_effect", lambda v: finite(v) and v > 0, "a number > 0 (decades per doubling)")
+    need(rule, r, "loss", lambda v: v == "final_val_loss", "final_val_loss (the only loss implemented here)")
+    arms = re.search(r"^arms:\s*\{off:\s*(\w+),\s*on:\s*(\w+)\}", read_text(rule), re.M)
+    if not arms or arms.group(1) != OFF:
+        raise Refused(f"{rel(rule)}: arms must read {{off: {OFF}, on: <arm>}}")
+    on = arms.group(2)
+    spec = read_json(folder / "study.json")["cells"]
+    runs, pending, listed, failed = load_study(folder)
+    val = ROOT / ".." / "shared" / "data" / Path(next(iter(spec.values()))["val_dataset"]).name
+    if val.exists():  # the rule's bar: the whole file's bytes (not the model's tokens), else the study's own record
+        bar = entropy(np.bincount(np.frombuffer(val.read_bytes(), dtype=np.uint8), minlength=256))
+    else:
+        bar = need(folder / "unigram.json", read_json(folder / "unigram.json"), "unigram_entropy", finite, "a number (nats)")
+    depths = sorted({int(spec[x.name]["n_layer"]) for x in runs})
+    lrs, seeds = lrs_of(runs), sorted({x.seed for x in runs})
+    cube = np.full((len(depths), len(lrs), 2, len(seeds)), np.nan)  # (depth, LR, arm, seed): the capped final loss
+    for x in runs:
+        if x.arm in (OFF, on):
+            x_loss = read_json(x.folder / "summary.json").get("final_val_loss")  # the rule's loss, never the full one
+            fail = x.status == "diverged" or x_loss is None or not math.isfinite(x_loss) or x_loss >= x.l0
+            cube[depths.index(int(spec[x.name]["n_layer"])), lrs.index(x.lr), (OFF, on).index(x.arm), seeds.index(x.seed)] = \
+                x.l0 if fail else x_loss
+    if np.isnan(cube).any():
+        raise Missing(f"{rel(folder)}: the design is not balanced ({int(np.isnan(cube).sum())} of {cube.size} cells missing)")
+
+    def thresholds(draw=None):
+        out = []
+        for d in range(len(depths)):
+            c = cube[d] if draw is None else cube[d][..., draw[d]]
+            off_m, on_m = c[:, 0].mean(-1), c[:, 1].mean(-1)
+            pts = [(lr, a - b) for lr, a, b in zip(lrs, off_m, on_m) if not (a >= bar and b >= bar)]
+            t = threshold(pts, r["margin"])
+            out.append((t["value"], "") if t["kind"] == "value" else
+                       (pts[0][0], "below") if t["kind"] == "below" else (pts[-1][0], "above"))
+        return out
+
+    x = np.log2(depths)
+    slope = lambda ts: float(np.polyfit(x, np.log10([t for t, _ in ts]), 1)[0])
+    point = thresholds()
+    rng, reps = np.random.default_rng(0), []
+    for _ in range(2000):  # the rule's 2000 replicates
+        reps.append(slope(thresholds([rng.integers(0, len(seeds), len(seeds)) for _ in depths])))
+    a = (1 - r["level"]) / 2
+    lo, hi = (float(v) for v in np.quantile(reps, [a, 1 - a]))
+    complete = not pending and len(seeds) >= 5
+    verdict = ("inconclusive" if not complete or any(c for _, c in point) else
+               "not supported" if lo > -r["smallest_effect"] else "supported" if hi < 0 else "inconclusive")
+    print(f"\n=== the confirmatory depth study ({rel(folder)}; its rule: margin {r['margin']}, level {r['level']}, smallest "
+          f"effect {r['smallest_effect']}; bar {bar:.4f} nats)")
+    print("  thresholds: " + ", ".join(f"{d} layers {g(t)}{' (censored ' + c + ')' if c else ''}" for d, (t, c) in zip(depths, point)))
+    print(f"  slope {slope(point):+.4f} [{lo:+.4f}, {hi:+.4f}] decades per doubling: {verdict}")
+    return dict(slope=slope(point), lo=lo, hi=hi, verdict=verdict)
+
+
 # ------------------------------------------------------------------------------------ the README, table-driven
 NUM = r"[-+−]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?"
 SLOTS = {"n": NUM, "b": r"\[[^\]\n]*\]", "l": rf"{NUM}(?:, {NUM})* and {NUM}", "w": r"[\w-]+"}
 VERDICT_WORDS = r"not supported|supported|inconclusive|inside|outside|not scored|overlap"
 TOKEN = re.compile(rf"(?<![\w.]){NUM}|\b(?:{VERDICT_WORDS})\b")  # what a checked sentence may not leave un-derived
-BLOCKS = ("**The answer at the seed's length.**", "**Trained longer on TinyStories", "**The mechanism, tested by arms",
-          "**The core shape at 6,100 steps")  # the README paragraphs about these studies: every sentence is checked
+# The README paragraphs about these studies, by how they begin (a regex each; a bullet's "- " is not part of it):
+# every sentence of one is checked. Every item of a numbered list (the answer's lines) is checked too.
+BLOCKS = [re.escape(b) for b in ("**The answer at the seed's length.**", "**Trained longer on TinyStories",
+                                 "**The mechanism, tested by arms", "**The core shape at 6,100 steps",  # the README before issue 43
+                                 "**The answer.**", "*Scope*:", "**At its tuned LR", "**Trained longer, QK-norm", "**Why**")]
+BLOCKS += [r"\*\*At [\d,]+ steps depth"]
 NUMBER_WORDS = dict(enumerate("zero one two three four five six seven eight nine ten".split()))
 
 
@@ -912,6 +1209,7 @@ def D3(v, said=""): return f"{v:.3f}"
 def W(v, said=""): return str(v)
 def PM(v, said=""): return f"[{v[0]:+.2f}, {v[1]:+.2f}]"
 def SCI(v, said=""): return sci2(v)
+def PCT(v, said=""): return f"{v * 100:g}"  # a level as a percentage: 0.9 -> 90
 def L(v, said=""): return ", ".join(N(x) for x in v[:-1]) + f" and {N(v[-1])}" if len(v) > 1 else (N(v[0]) if v else "(none)")
 
 
@@ -933,8 +1231,9 @@ class Facts:
     """What the README table reads: the rungs, the mechanism studies, the check and the predictions' scores, with
     accessors that raise Missing (said why) where a study has not run or ended."""
 
-    def __init__(self, rungs, mech, gains, check, scores, h1, h2):
+    def __init__(self, rungs, mech, gains, check, scores, h1, h2, cliff=None):
         self.rungs, self.mech_, self.gains_, self.check_, self.scores, self.h1, self.h2 = rungs, mech, gains, check, scores, h1, h2
+        self.cliff_, self.scope_, self.depth_ = cliff, None, None
 
     def rung(self, name="steps-s6100"):
         if name not in self.rungs:
@@ -968,6 +1267,21 @@ class Facts:
         if self.check_ is None:
             raise Missing("the core-shape check has not ended every cell (or has no prediction)")
         return self.check_
+
+    def cliff(self):
+        if self.cliff_ is None:
+            raise Missing(f"{rel(RUNS / CLIFF['study'])} does not exist")
+        return self.cliff_
+
+    def depth(self):
+        if self.depth_ is None:
+            self.depth_ = depth_confirm(RUNS / "depth-confirm")
+        return self.depth_
+
+    def scope(self):
+        if self.scope_ is None:
+            self.scope_ = scope()
+        return self.scope_
 
     def one(self, xs, what):
         xs = set(xs)
@@ -1090,8 +1404,152 @@ def quotes(F):
         depth = F.one([F.rung(roles[k])["cfg"]["n_layer"] for k in ("start", "end") if k in roles], "the length axis's n_layer")
         return depth, int(re.search(r"d(\d+)$", roles["base"]).group(1))
 
+    # --- the cliff (the draft of issue 43): helpers
+    def cliff_cfg():
+        return F.cliff()["cfg"]
+
+    def tuned():
+        return F.cliff()["tuned"]
+
+    def fit_lr(arm, key):  # an LR the arm's fit gives ('safe', 'needed', 'lr50'); Missing where it gives none
+        f = F.cliff()["fits"][arm]
+        if f.get(key) is None:
+            raise Missing(f"the {arm} arm's fit ({f['kind']}) gives no '{key}' LR")
+        return f[key]
+
+    def at_multiple(said, arm):  # the arm's grid LR the README names as a multiple of the tuned LR
+        lrs = lrs_of(F.cliff()["runs"], arm)
+        hit = [lr for lr in lrs if multiple(lr / tuned()) == said]
+        if len(hit) != 1:
+            raise Missing(f"{said}× names no LR of {arm} (its LRs as multiples: {', '.join(multiple(lr / tuned()) for lr in lrs)})")
+        return hit[0]
+
+    def kn(arm, *said):  # k collapsed of n ended runs, pooled over the LRs the README names
+        t = F.cliff()["table"]
+        lrs = [at_multiple(s, arm) for s in said]
+        return sum(t[(arm, lr)][0] for lr in lrs), sum(t[(arm, lr)][1] for lr in lrs)
+
+    def every_from(arm):  # the smallest LR (at or above the arm's best) from which every run at every LR collapsed
+        c = F.cliff()
+        lrs = [lr for lr in lrs_of(c["runs"], arm) if lr >= c["fits"][arm]["best_lr"]]
+        i = len(lrs)
+        while i > 0 and c["table"][(arm, lrs[i - 1])][0] == c["table"][(arm, lrs[i - 1])][1]:
+            i -= 1
+        if i == len(lrs):
+            raise Missing(f"not every {arm} run collapsed at its highest LR {g(lrs[-1])}")
+        return lrs[i]
+
+    def none_up_to(arm):  # the largest LR up to which (from the lowest) no run of the arm collapsed
+        c = F.cliff()
+        lrs = lrs_of(c["runs"], arm)
+        i = 0
+        while i < len(lrs) and c["table"][(arm, lrs[i])][0] == 0:
+            i += 1
+        if i == 0:
+            raise Missing(f"a {arm} run collapsed at its lowest LR {g(lrs[0])}")
+        return lrs[i - 1]
+
+    def shape_words():  # the core shape against the cliff's: deeper / wider
+        a, b = F.check()["cfg"], cliff_cfg()
+        cmp = lambda x, y, more, less, same: more if x > y else less if x < y else same
+        return (cmp(a["n_layer"], b["n_layer"], "deeper", "shallower", "as deep") + ", "
+                + cmp(a["n_embd"], b["n_embd"], "wider", "narrower", "as wide"))
+
+    def check_tuned():  # the core shape's own tuned LR: its off arm's best
+        return arm_best_lr(F.check()["runs"], OFF)
+
+    def sits():  # where the core shape's threshold lies against its tuned LR (the multiple rounded to a whole number)
+        t = F.check()["group"]["value"]
+        if t is None:
+            raise Missing("the core shape's threshold is censored")
+        m = t / check_tuned()
+        return "at the tuned LR itself" if about(m) == "1" else "above the tuned LR" if m > 1 else "below the tuned LR"
+
+    def seeds_of_rungs(*steps):  # the seed count of the rungs the README names, as one word when they agree
+        n = {s: len({r.seed for r in F.rung_at(s)["runs"]}) for s in steps}
+        if len(set(n.values())) == 1:
+            return NUMBER_WORDS.get(n[steps[0]], str(n[steps[0]]))
+        return ", ".join(f"{NUMBER_WORDS.get(k, k)} at {s} steps" for s, k in n.items())
+
+    def cost(said_layers):  # LayerNorm's cost at the off arm's tuned LR in the 300-step study, at the depth named
+        c, steps, _ = tuned_cost(RUNS / "cpu-tinystories", int(said_layers))
+        return "as good or better" if c >= 0 else "worse", c, F.one(steps, "the study's max_iters"), said_layers
+
+    def not_measured(tok, tps):  # what the scope says was not measured: a tokenizer and a tokens-a-step
+        sc = F.scope()
+        t = tok if not ({"gpt2", "bpe", "tiktoken"} & {x.lower() for x in sc["tokenizers"]}) else f"{tok} (measured)"
+        x = int(tps.replace(",", ""))
+        return t, (tps if x not in sc["tokens_per_step"] else f"{tps} (measured)")
+
+
     Q, S = Quote, Stated
     return [
+        # --- the answer (issue 43's README): the cliff study, analysis.yaml `collapse` and `cliff`
+        Q("the cliff's shape, size, steps and tuned LR",
+          "For a {n}-layer GPT ({width d|d}={n}, {n}M parameters) trained for {n} steps with AdamW on TinyStories bytes, whose tuned LR is {n}",
+          lambda *s: (cliff_cfg()["n_layer"], s[1], cliff_cfg()["n_embd"], size_m(F.cliff()["runs"], "the cliff"),
+                      cliff_cfg()["max_iters"], tuned()), (N, W, N, ASIS, N, N)),
+        Q("'safe below' as a multiple of the tuned LR, rounded", "Below about {n}× your tuned LR you can skip QK-norm",
+          lambda s: (about(fit_lr(F.cliff()["off"], "safe") / tuned()),), W),
+        Q("the rule's safe_p", "collapses there with probability below {n}", lambda s: (CLIFF["safe_p"],), N),
+        Q("the rule's safe_level", "the upper end of the {n}% band of a logistic fit", lambda s: (CLIFF["safe_level"],), PCT),
+        Q("the off arm's collapses at two LRs, pooled", "{n} of {n} seeds collapsed at {n}× and {n}×",
+          lambda *s: (*kn(F.cliff()["off"], s[2], s[3]), s[2], s[3]), (N, N, W, W)),
+        Q("'needed from' as a multiple of the tuned LR, rounded, and the rule's needed_p",
+          "From about {n}× on, a run without it collapses with probability above {n}",
+          lambda *s: (about(fit_lr(F.cliff()["off"], "needed") / tuned()), CLIFF["needed_p"]), (W, N)),
+        Q("the off arm's collapses at an LR", "{n} of {n} seeds at {n}×", lambda *s: (*kn(F.cliff()["off"], s[2]), s[2]), (N, N, W)),
+        Q("the off arm's collapses at an LR", "{n} of {n} at {n}×", lambda *s: (*kn(F.cliff()["off"], s[2]), s[2]), (N, N, W)),
+        Q("the LR from which every off-arm run collapsed", "every seed from {n}×",
+          lambda s: (multiple(every_from(F.cliff()["off"]) / tuned()),), W),
+        Q("the LR up to which no LayerNorm run collapsed", "With LayerNorm QK-norm no seed collapsed up to {n}×",
+          lambda s: (multiple(none_up_to(F.cliff()["on"]) / tuned()),), W),
+        Q("the core shape against the cliff's", "At a {deeper, wider|deeper|wider|shallower, narrower} shape ({n} layers, d={n}, "
+                                                "{n}M parameters) {trained as long|trained longer|trained shorter}",
+          lambda *s: (shape_words(), F.check()["cfg"]["n_layer"], F.check()["cfg"]["n_embd"], size_m(F.check()["runs"], "the check"),
+                      {0: "trained as long", 1: "trained longer", -1: "trained shorter"}[
+                          (F.check()["cfg"]["max_iters"] > cliff_cfg()["max_iters"]) - (F.check()["cfg"]["max_iters"] < cliff_cfg()["max_iters"])]),
+          (W, N, N, ASIS, W)),
+        Q("where the core shape's threshold lies against its tuned LR", "the line sits {at the tuned LR itself|above the tuned LR|below the tuned LR}",
+          lambda s: (sits(),), W),
+        Q("the core shape's threshold, its best LR and its design", "QK-norm is needed from {n} {b}, and that shape's best LR is {n} ({w} seeds at {w} LRs",
+          lambda *s: (F.check()["group"]["value"], (F.check()["lo"], F.check()["hi"]), check_tuned(),
+                      NUMBER_WORDS.get(len(F.check()["seeds"]), "many"), NUMBER_WORDS.get(len(check_design()[1]), "many")),
+          (S2, B2, N, W, W)),
+        Q("the README's scope (the studies its statements rest on: SCOPE)",
+          "*Scope*: {byte|BPE} tokens, {n} tokens a step, {n}–{n}M parameters, {n} to {n} steps",
+          lambda *s: ("byte" if F.scope()["tokenizers"] == {"bytes"} else "/".join(sorted(F.scope()["tokenizers"])),
+                      F.one(F.scope()["tokens_per_step"], "the tokens a step of the scope's studies"),
+                      F.scope()["params"][0] / 1e6, F.scope()["params"][1] / 1e6, min(F.scope()["steps"]), max(F.scope()["steps"])),
+          (W, N, ASIS, ASIS, N, N)),
+        S("the {n}–{n}M parameters this study aims at", "the study's aim (a plan), not a measurement"),
+        S("configuration lies {outside}", "what `qknorm advise` reports for a configuration, not a verdict of this README"),
+        Q("what the scope's studies did not measure", "with {BPE} tokens or at {n} tokens a step", lambda *s: not_measured(*s), (W, W)),
+        Q("the level of the figure's exact intervals", "with its exact {n}% interval", lambda s: (CLIFF["level"],), PCT),
+        Q("the level of the figure's fit band", "the logistic fit with its {n}% band", lambda s: (CLIFF["level"],), PCT),
+        # --- "What else was measured" (issue 43's README)
+        Q("LayerNorm QK-norm's cost at the off arm's tuned LR (runs/cpu-tinystories, one depth)",
+          "**At its tuned LR a model without QK-norm is {as good or better|worse}**: LayerNorm QK-norm costs about {n} nats there "
+          "({n} steps, {n} layers)", lambda *s: cost(s[3]), (W, D2, N, W)),
+        Q("the seeds of the two rungs whose thresholds the length bullet quotes",
+          "with {w} seeds the {seed-mean threshold|threshold (materially worse)} is {n} {b} at {n} steps and {n} {b} at {n}",
+          lambda *s: (seeds_of_rungs(s[4], s[7]), s[1], *F.threshold(F.rung_at(s[4])["name"]), s[4],
+                      *F.threshold(F.rung_at(s[7])["name"]), s[7]), (W, W, S2, B2, W, S2, B2, W)),
+        Q("the rule's primary margin", "a seed-mean loss more than {n} nats above", lambda s: (MARGIN,), N),
+        Q("the rule's primary margin", "materially worse: more than {n} nats", lambda s: (MARGIN,), N),
+        Q("the cliff's off-arm seeds", "{The|the} {w}-seed cliff above",
+          lambda *s: (s[0], NUMBER_WORDS.get(len({r.seed for r in select(F.cliff()["runs"], F.cliff()["off"])}), "many")), (W, W)),
+        Q("the rung the cliff replaces: the cliff's length", "replaces the {n}-step number", lambda s: (cliff_cfg()["max_iters"],), N),
+        Q("the confirmatory depth study's steps", "**At {n} steps depth does not move the threshold**",
+          lambda s: (F.one(depth_design(RUNS / "depth-confirm")[2], "depth-confirm's max_iters"),), N),
+        Q("the confirmatory depth study's runs and depths", "{n} runs, {n}–{n} layers)",
+          lambda *s: (depth_design(RUNS / "depth-confirm")[0], depth_design(RUNS / "depth-confirm")[1][0],
+                      depth_design(RUNS / "depth-confirm")[1][-1]), (N, N, N)),
+        Q("the confirmatory depth study's slope, its interval and the verdict",
+          "a slope of {n} {b} decades per doubling of depth: a fall is {not supported|supported|inconclusive}",
+          lambda *s: (F.depth()["slope"], (F.depth()["lo"], F.depth()["hi"]), F.depth()["verdict"]),
+          (lambda v, s: f"{v:+.2f}", lambda v, s: f"[{v[0]:+.2f}, {v[1]:+.2f}]", W)),
+        S("At {n} steps this is being measured", "a plan: the 6,100-step depth study is running"),
         # --- the headline paragraph: the 6,100-step rung
         Q("the 6,100-step rung's steps, shape, size and seeds",
           "Trained for {n} steps on natural text (TinyStories bytes, {n} layers, d={n}, {n}M parameters, {w} seeds)",
@@ -1122,9 +1580,9 @@ def quotes(F):
         Q("whether the two shapes' intervals meet", "the two shapes' intervals {do not overlap|overlap}",
           lambda s: ("overlap" if overlap(F.threshold()[1], (F.check()["lo"], F.check()["hi"])) else "do not overlap",), W),
         Q("the off arm's largest logit (seed medians), at its best LR and where it stops being useful",
-          "grows from {n} at the best LR ({n}) to {n} at {n}, where that arm stops being useful",
+          "grows from {n} at the best LR ({n}) to {n} at {n}, {where that arm stops being useful|where that arm's runs collapse}",
           lambda *s: (med(r61()["runs"], OFF, arm_best_lr(r61()["runs"], OFF), "max_logit"), arm_best_lr(r61()["runs"], OFF),
-                      med(r61()["runs"], OFF, useless_hi(OFF), "max_logit"), useless_hi(OFF)), (S2, N, SCI, N)),
+                      med(r61()["runs"], OFF, useless_hi(OFF), "max_logit"), useless_hi(OFF), s[4]), (S2, N, SCI, N, W)),
         Q("LayerNorm's largest gain at the last probe (seed medians), at three LRs",
           "gains grow with the LR ({n} at {n}, {n} at {n}, {n} at {n}, at the last probe)",
           lambda *s: sum(((med(r61()["runs"], ON, lr_key(x, lrs_of(r61()["runs"], ON)), "last_gain"), x) for x in s[1::2]), ()),
@@ -1137,10 +1595,13 @@ def quotes(F):
         Q("the bound of fixed gains", "√head_dim = {n}", lambda s: (math.sqrt(F.mech()["cfg"]["n_embd"] / F.mech()["cfg"]["n_head"]),), D2),
         Q("the seed-mean losses where the fixed-gain arm is still useful", "still useful at {n} ({n} nats against LayerNorm's {n})",
           still_useful, (W, D2, D2)),
-        Q("the gains answer (the finer grid when it exists)", "its useful edge moves {up|down} by {b} decades ({not supported|supported|inconclusive})",
-          lambda *s: (gains_move()[4], gains_move()[2], gains_move()[3]), (W, PM, W)),
-        Q("the z-loss answer in words", "z-loss {does not move|moves|may move} LayerNorm's failure edge",
-          lambda s: ({"not supported": "does not move", "supported": "moves", "inconclusive": "may move"}[zloss()[3]],), W),
+        # (a collapse is a run that is not useful: the not-useful edge is "the LR from which it collapses")
+        Q("the gains answer (the finer grid when it exists)",
+          "{its useful edge|the LR from which it collapses} moves {up|down} by {b} decades ({not supported|supported|inconclusive})",
+          lambda *s: (s[0], gains_move()[4], gains_move()[2], gains_move()[3]), (W, W, PM, W)),
+        Q("the z-loss answer in words",
+          "z-loss {does not move|moves|may move} {LayerNorm's failure edge|its failure edge|the LR from which it diverges}",
+          lambda *s: ({"not supported": "does not move", "supported": "moves", "inconclusive": "may move"}[zloss()[3]], s[1]), (W, W)),
         S("trained for {n} steps ({n}–{n}M parameters), that LR is about {n}, at every depth from {n} to {n} layers",
           "the 300-step depth study (runs/cpu-tinystories), which this script does not read"),
         Q("how many times longer the last rung trains", "Trained {n} times longer",
@@ -1232,11 +1693,13 @@ def quotes(F):
 def readme_sentences(path):
     """(text, sentences): the README as one line per paragraph or bullet (links reduced to their words), and each
     sentence's (start, end, in a BLOCK paragraph)."""
-    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n|\n(?=- )", read_text(path)) if p.strip()]
+    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n|\n(?=- )|\n(?=\d+\. )", read_text(path)) if p.strip()]
     paras = [re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", p) for p in paras]
+    numbered = [bool(re.match(r"\d+\. ", p)) for p in paras]
+    paras = [re.sub(r"^\d+\. ", "", p) for p in paras]  # a list item's number is not a number the README reports
     text, sentences, at = "\n".join(paras), [], 0
-    for p in paras:
-        block = any(p.lstrip("- ").startswith(b) for b in BLOCKS)
+    for p, item in zip(paras, numbered):
+        block = item or any(re.match(b, p.lstrip("- ")) for b in BLOCKS)
         starts = [0] + [m.end() for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z*])", p)]
         for a, b in zip(starts, starts[1:] + [len(p)]):
             sentences.append((at + a, at + b, block))
@@ -1300,6 +1763,9 @@ def parse(argv):
     ap.add_argument("--readme", default=ROOT / "README.md", help="the README whose quotes are checked")
     ap.add_argument("--runs", default=ROOT / "runs", help="the folder holding the run folders")
     ap.add_argument("--rules", default=ROOT / "studies" / "rules", help="the folder holding the rule files")
+    ap.add_argument("--self-test", action="store_true",
+                    help="check the cliff's statistics against known values, then that a changed number in a copy of the "
+                         "README makes the check fail (exit 1 if either does not hold)")
     return ap.parse_args(argv)
 
 
@@ -1307,6 +1773,7 @@ def main(argv=None):
     a = parse(argv)
     configure(a.runs, a.rules, a.readme)
     load_rules()
+    load_cliff_rule()
     mech = Path(a.mech) if a.mech else MECH
     print(f"rule: margins {MARGINS}, primary margin {MARGIN}, primary criterion {PRIMARY}, "
           f"smallest edge move {SMALLEST_MOVE} decades")
@@ -1332,8 +1799,59 @@ def main(argv=None):
     # the mechanism study's for that question, so the README must quote it
     gains = report_mechanism(GAINS, h1, h2) if (GAINS / "study.json").exists() else None
     check = report_check(h1, h2)
-    bad = check_readme(Facts(rungs, state, gains, check, scores, h1, h2), README)
+    cliff = report_cliff(h1, h2)
+    facts = Facts(rungs, state, gains, check, scores, h1, h2, cliff)
+    facts.scope()  # printed here, before the README check
+    try:
+        facts.depth()
+    except Missing as why:
+        print(f"\n=== the confirmatory depth study: {why}")
+    bad = check_readme(facts, README)
+    if a.self_test:
+        return 1 if self_test(facts, bad) else 0
     return 1 if bad else 0
+
+
+# A number of the README changed in a copy (each applied where the README holds it): the check must then report a
+# DIFFERS or NOT RE-DERIVED line that it does not report on the README itself.
+MUTANTS = [("about 4×", "about 6×"), ("From about 7×", "From about 8×"), ("9 of 10", "8 of 10"), ("3 of 10 seeds", "4 of 10 seeds"),
+           ("0 of 20 seeds", "1 of 20 seeds"), ("every seed from 17×", "every seed from 13×"), ("up to 30×", "up to 55×"),
+           ("whose tuned LR is 0.01", "whose tuned LR is 0.0173"), ("0.2M parameters", "0.3M parameters"),
+           ("best LR is 0.01", "best LR is 0.0316"), ("0.056 [0.043, 0.10]", "0.056 [0.043, 0.11]"),
+           ("2,048 tokens a step", "4,096 tokens a step"), ("probability below 0.1", "probability below 0.05")]
+
+
+def self_test(facts, bad):
+    """The statistics against known values (rederive_cliff.self_test), then each MUTANTS change the README holds, in a
+    copy: the check must fail on the copy with a line it does not print for the README. Returns the number of failures."""
+    import contextlib
+    import io
+    import tempfile
+
+    def failing(path):  # the check's DIFFERS and NOT RE-DERIVED lines on the README at `path`
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            check_readme(facts, path)
+        return {ln for ln in out.getvalue().splitlines() if ln.startswith(("  DIFFERS", "  NOT RE-DERIVED"))}
+    print("\n=== self-test: the cliff's statistics")
+    failures = C.self_test()
+    print(f"\n=== self-test: a changed number in a copy of {rel(README)} must fail the check (the README itself: {bad} failing)")
+    text, tried, base = read_text(README), 0, failing(README)
+    with tempfile.TemporaryDirectory() as d:
+        for old, new in MUTANTS:
+            if old not in text:
+                continue
+            tried += 1
+            copy = Path(d) / "README.md"
+            copy.write_text(text.replace(old, new, 1), encoding="utf-8")
+            new_lines = failing(copy) - base
+            failures += not new_lines
+            print(f"  {'ok  ' if new_lines else 'FAIL'} {old!r} -> {new!r}: "
+                  + (f"{len(new_lines)} new failing line(s), e.g.{min(new_lines)[:150]}" if new_lines else "the check did not notice"))
+    if not tried:
+        print("  the README holds none of the changed phrases: nothing to try")
+    print(f"self-test: {failures} failed")
+    return failures
 
 
 if __name__ == "__main__":
