@@ -11,43 +11,87 @@ from dataclasses import dataclass
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['VARIANTS', 'QK_NORMS', 'l2_gain_init', 'Variant', 'variant', 'z_loss_of', 'arm_name']
+__all__ = ['ROLES', 'SHAPES', 'STATS', 'GAINS', 'L2_SCALE', 'VARIANTS', 'QK_NORMS', 'l2_gain_init', 'unit_init',
+           'temperature_init', 'Param', 'Variant', 'variant', 'z_loss_of', 'arm_name', 'arms_table']
 
 # %% ../nbs/00a_arms.ipynb #cbac2670
-def l2_gain_init(block_size: int) -> float:
-    "Henry et al.'s initial logit scale g0 = log2(L² − L) for sequences of length L."
+def l2_gain_init(block_size: int, head_dim: int | None = None) -> float:
+    "Henry et al.'s initial logit scale g0 = log2(L² − L) for sequences of length L (the head size plays no part)."
     return math.log2(block_size ** 2 - block_size)
+
+def unit_init(block_size: int, head_dim: int) -> float:
+    "A gain's initial value: 1, so that the arm starts as its normalisation alone."
+    return 1.0
+
+def temperature_init(block_size: int, head_dim: int) -> float:
+    "nanoGPT's fixed logit scale 1/√head_dim as a learnt temperature's start: at step 0 the arm computes what its fixed-scale twin does."
+    return 1 / math.sqrt(head_dim)
+
+# %% ../nbs/00a_arms.ipynb #54c78d08
+ROLES = ('q_gain', 'k_gain', 'logit_scale')  # what a learnt parameter does in attention (02_attention applies each)
+SHAPES = ('dim', 'scalar', 'head')           # (head_dim,) shared by the heads; (); (n_head, 1, 1), one per head
+STATS = ('mean', 'max', 'min', 'absmax')     # how a probe column reduces a parameter's entries to one number per layer
+
+@dataclass(frozen=True)
+class Param:
+    "One parameter an arm learns in every attention module: its name, role, shape and start, its decay, and what the probes write of it."
+    name: str            # its name in the attention module ('q_norm.weight', 'qk_gain'): the state dict's and the optimiser's
+    role: str            # one of ROLES
+    shape: str           # one of SHAPES
+    init: object         # (block_size, head_dim) -> the value every entry starts from
+    probe: tuple = ()    # ((column, stat), ...): per layer, a metrics.jsonl column and its stat (one of STATS) over the entries
+    measure: str = ''    # the per-run measure (summary.json key) taking the largest value of its 'max'/'absmax' columns; '' for none
+    decay: bool = False  # weight-decayed? Declared here, never read off its shape
+
+    def __post_init__(self):
+        for field, v, allowed in (('role', self.role, ROLES), ('shape', self.shape, SHAPES), *(('probe', s, STATS) for _, s in self.probe)):
+            if v not in allowed: raise ValueError(f"Param {self.name!r}: {field} {v!r} is not one of {', '.join(map(repr, allowed))}")
+
+    def size(self, n_head: int, head_dim: int) -> tuple:
+        "Its shape in a module with `n_head` heads of `head_dim`."
+        return dict(dim=(head_dim,), scalar=(), head=(n_head, 1, 1))[self.shape]
+
+# %% ../nbs/00a_arms.ipynb #f7abd7b8
+GAINS = (Param('q_norm.weight', 'q_gain', 'dim', unit_init, (('q_gain_mean', 'mean'), ('q_gain_max', 'absmax')), 'max_qk_gain'),
+         Param('k_norm.weight', 'k_gain', 'dim', unit_init, (('k_gain_mean', 'mean'), ('k_gain_max', 'absmax')), 'max_qk_gain'))
+L2_SCALE = Param('qk_gain', 'logit_scale', 'scalar', l2_gain_init, (('qk_gain', 'max'),), 'max_qk_gain')
 
 # %% ../nbs/00a_arms.ipynb #a885b5ac
 @dataclass(frozen=True)
 class Variant:
-    "One arm: how q and k are normalised over head_dim, what it learns, its logit scale, and how the pages name and draw it."
+    "One arm: how q and k are normalised over head_dim, what it learns, its z-loss, and how the pages name and draw it."
     name: str                    # the `qk_norm` value
     norm: object = None          # (x, w, eps) -> x normalised over its last dim, times the gain w when there is one; None: no QK-norm
-    gain: bool = False           # q and k each learn a per-dimension gain of shape (head_dim,), initialised to 1
-    learned_scale: object = None # None: the fixed logit scale 1/sqrt(head_dim); else block_size -> the initial learnt scale g that replaces it
-    scale_shape: str = 'scalar'  # the learnt scale's shape: 'scalar' (one per attention module) or 'head' (one per head, (n_head, 1, 1))
-    decay: bool = False          # weight-decay the arm's own parameters (gains, learnt scale)? Declared here, never read off their shape
+    params: tuple = ()           # the `Param`s it learns in every attention module; (): nothing
     z_loss: float = 0.0          # Wortsman's auxiliary z-loss coefficient the arm trains with, on top of the run config's
     label: str = ''              # legends and tables
     color: str = 'tab:gray'      # every figure
     source: str = ''             # where the variant comes from
 
+    def param(self, role: str) -> Param | None:
+        "Its parameter of `role` (one of `ROLES`), None when it learns none."
+        return next((p for p in self.params if p.role == role), None)
+
 # %% ../nbs/00a_arms.ipynb #483c3a82
+_layer_norm = lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps)
+
 VARIANTS = {v.name: v for v in (
     Variant('none', label='QK-norm off', color='tab:red', source='nanoGPT: logits q·k/√head_dim'),
-    Variant('layernorm', lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps), gain=True,
+    Variant('layernorm', _layer_norm, GAINS,
             label='QK-norm layernorm', color='tab:blue', source='Dehghani et al. 2023; Wortsman et al. 2023'),
-    Variant('rmsnorm', lambda x, w, eps: F.rms_norm(x, x.shape[-1:], w, eps), gain=True,
+    Variant('rmsnorm', lambda x, w, eps: F.rms_norm(x, x.shape[-1:], w, eps), GAINS,
             label='QK-norm rmsnorm', color='tab:purple', source='OLMo 2; Qwen3'),
-    Variant('l2', lambda x, w, eps: F.normalize(x, dim=-1, eps=eps), learned_scale=l2_gain_init,
+    Variant('l2', lambda x, w, eps: F.normalize(x, dim=-1, eps=eps), (L2_SCALE,),
             label='QK-norm l2', color='tab:green', source='Henry et al. 2020 (QKNorm)'),
     # The mechanism arms: LayerNorm QK-norm with one thing changed. Its gains fixed at 1 (the normalisation alone), rather
     # than weight-decayed: decayed gains still grow, to where the decay balances the gradient at that LR.
-    Variant('layernorm_nogain', lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps),
+    Variant('layernorm_nogain', _layer_norm,
             label='QK-norm layernorm, gains fixed at 1', color='tab:cyan', source='LayerNorm QK-norm without its learnable gain'),
-    Variant('layernorm_zloss', lambda x, w, eps: F.layer_norm(x, x.shape[-1:], w, None, eps), gain=True, z_loss=1e-4,
+    Variant('layernorm_zloss', _layer_norm, GAINS, z_loss=1e-4,
             label='QK-norm layernorm + z-loss', color='tab:brown', source='Wortsman et al. 2023 (z-loss 1e-4, as in PaLM)'),
+    Variant('layernorm_temp', _layer_norm, (*GAINS, Param('qk_temp', 'logit_scale', 'head', temperature_init, (('qk_temp', 'max'),), 'max_qk_temp')),
+            label='QK-norm layernorm + learnt temperature per head', color='tab:olive',
+            source='LayerNorm QK-norm whose 1/√head_dim becomes a learnt per-head temperature, starting there'),
 )}
 QK_NORMS = tuple(VARIANTS)  # the values `qk_norm` may take, in the pages' order: off first
 
@@ -66,3 +110,14 @@ def z_loss_of(cfg) -> float:
 def arm_name(v):
     "The arm a study or ladder file names: `off` means 'none', and so does False, which is what YAML reads a bare `off` as."
     return 'none' if v is False or v == 'off' else v
+
+# %% ../nbs/00a_arms.ipynb #10359e3c
+def _learns(v: Variant) -> str:
+    "What an arm learns, in words, from its `params`."
+    if not v.params: return 'nothing'
+    return '; '.join(f"`{p.name}` ({p.role}, {p.shape}{', decayed' if p.decay else ''})" for p in v.params)
+
+def arms_table() -> str:
+    "Every arm of `VARIANTS` as a Markdown table: its `qk_norm` value, label, what it learns, its z-loss and source."
+    rows = [f"| `{v.name}` | {v.label} | {_learns(v)} | {v.z_loss:g} | {v.source} |" for v in VARIANTS.values()]
+    return '\n'.join(['| `qk_norm` | arm | learns | z-loss | source |', '|---|---|---|---|---|', *rows])

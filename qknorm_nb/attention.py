@@ -13,24 +13,21 @@ import torch.nn.functional as F
 from .arms import variant  # the arms, declared once (00a_arms)
 
 # %% auto #0
-__all__ = ['ARM_PARAMS', 'QKNorm', 'CausalSelfAttention', 'math_attention']
+__all__ = ['ATTN_STATS', 'QKNorm', 'CausalSelfAttention', 'math_attention']
 
 # %% ../nbs/02_attention.ipynb #5115a5cf
 class QKNorm(nn.Module):
-    "Normalise q or k over head_dim as the arm `kind` of `VARIANTS` does, with its learnable gain (shared across heads) when it has one."
+    "Normalise q or k over head_dim as the arm `kind` of `VARIANTS` does, times its gain `weight` when the attention module gives it one."
     def __init__(self, kind: str, head_dim: int, eps: float = 1e-6):
         super().__init__()
         v = variant(kind)
         if v.norm is None: raise ValueError(f"QKNorm kind={kind!r}: that arm normalises nothing")
         self.kind, self.eps, self._norm = kind, eps, v.norm
-        # l2 has no per-dimension gain: its single learnable temperature lives in the attention module
-        self.weight = nn.Parameter(torch.ones(head_dim)) if v.gain else None
+        self.weight = None  # the arm's declared q or k gain, set by `CausalSelfAttention` (None: the normalisation alone)
 
     def forward(self, x): return self._norm(x, self.weight, self.eps)  # x: (B, nh, T, hs)
 
 # %% ../nbs/02_attention.ipynb #c75c41b1
-ARM_PARAMS = ('q_norm.weight', 'k_norm.weight', 'qk_gain')  # how the parameters an arm adds are named (the optimiser reads it)
-
 class CausalSelfAttention(nn.Module):
     "nanoGPT's causal self-attention with an optional QK-norm between the head split and the dot product."
     def __init__(self, config):
@@ -45,13 +42,23 @@ class CausalSelfAttention(nn.Module):
         self.attn_dropout = nn.Dropout(config.dropout)
         self.resid_dropout = nn.Dropout(config.dropout)
         arm = variant(config.qk_norm)  # what this arm normalises and learns (00a_arms)
-        self.normed, self.learned_scale = arm.norm is not None, arm.learned_scale is not None
+        self.normed = arm.norm is not None
         if self.normed:
             self.q_norm = QKNorm(config.qk_norm, self.head_dim)
             self.k_norm = QKNorm(config.qk_norm, self.head_dim)
-        if self.learned_scale:  # replaces 1/sqrt(head_dim), e.g. Henry et al.'s learnable scale for l2
-            shape = (self.n_head, 1, 1) if arm.scale_shape == 'head' else ()  # one per head broadcasts over (B, nh, T, hs)
-            self.qk_gain = nn.Parameter(torch.full(shape, float(arm.learned_scale(config.block_size))))
+        for p in arm.params: self._learn(p, config.block_size)
+        scale = arm.param('logit_scale')  # replaces 1/sqrt(head_dim), e.g. Henry et al.'s learnable scale for l2
+        self.learned_scale, self._scale_name = scale is not None, scale.name if scale else None
+
+    def _learn(self, p, block_size: int):
+        "Make the arm's parameter `p` (00a_arms) where its name says: its shape, its initial value, every entry."
+        owner, _, attr = p.name.rpartition('.')  # 'q_norm.weight': the q norm's gain; 'qk_gain': the module's own
+        t = torch.full(p.size(self.n_head, self.head_dim), float(p.init(block_size, self.head_dim)))
+        setattr(self.get_submodule(owner) if owner else self, attr, nn.Parameter(t))
+
+    def logit_scale(self):
+        "The learnt logit scale (a 0-d or (n_head, 1, 1) parameter); None for an arm with the fixed 1/sqrt(head_dim)."
+        return getattr(self, self._scale_name) if self.learned_scale else None
 
     def _qkv(self, x):
         B, T, C = x.size()
@@ -67,11 +74,12 @@ class CausalSelfAttention(nn.Module):
     def forward(self, x, probe: bool = False):
         B, T, C = x.size()
         q, k, v = self._qkv(x)
-        scale = self.qk_gain if self.learned_scale else self._scale()  # l2: Henry et al.'s learnable gain g replaces 1/sqrt(hs)
-        if probe:  # the explicit path reads q as it enters the dot product, before l2's gain (g scales the logits, not q)
+        g = self.logit_scale()  # l2: Henry et al.'s learnable gain g replaces 1/sqrt(hs); None: the fixed scale
+        scale = self._scale() if g is None else g
+        if probe:  # the explicit path reads q as it enters the dot product, before a learnt scale (it scales the logits, not q)
             y, stats = _explicit_attention(q, k, v, scale, self.attn_dropout)
         else:
-            if self.learned_scale: q, scale = q * self.qk_gain, 1.0  # the fused kernels take a float scale: fold g into q
+            if g is not None: q, scale = q * g, 1.0  # the fused kernels take a float scale: fold g into q
             if self.attn_impl == 'math': y = math_attention(q, k, v, scale, self.attn_dropout)  # (B, nh, T, hs)
             else:
                 y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
@@ -104,8 +112,10 @@ def math_attention(q, k, v, scale, attn_dropout):
     return attn_dropout(F.softmax(att, dim=-1)).view(*lead, T, T) @ v  # (B, nh, T, hs)
 
 # %% ../nbs/02_attention.ipynb #98a043b5
+ATTN_STATS = ('max_logit', 'entropy', 'entropy_norm', 'q_norm', 'k_norm', 'entropy_min')  # what the probe path returns per layer
+
 def _explicit_attention(q, k, v, scale, attn_dropout):
-    "Causal attention with an explicit softmax; returns the output and per-layer attention statistics."
+    "Causal attention with an explicit softmax; returns the output and per-layer attention statistics (`ATTN_STATS`)."
     B, nh, T, hs = q.shape
     att, mask = _causal_logits(q, k, scale)  # (B, nh, T, T) pre-softmax logits
     p = F.softmax(att.float(), dim=-1)  # (B, nh, T, T)
@@ -117,5 +127,6 @@ def _explicit_attention(q, k, v, scale, attn_dropout):
                      entropy=ent.mean(),
                      entropy_norm=(ent[..., 1:] / n_keys[1:].log()).mean() if T > 1 else ent.new_tensor(float('nan')),
                      q_norm=q.detach().float().norm(dim=-1).mean(),
-                     k_norm=k.detach().float().norm(dim=-1).mean())
+                     k_norm=k.detach().float().norm(dim=-1).mean(),
+                     entropy_min=ent.mean(dim=(0, 2)).amin())  # each head's mean entropy (nh,), the smallest
     return y, stats

@@ -14,7 +14,7 @@ __all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'R
            'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone', 'remove_stale_tmp', 'replace_atomically',
            'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'FileError', 'read_text',
            'read_json', 'load_json', 'DuplicateKey', 'StudyLoader', 'read_yaml', 'read_jsonl', 'need', 'check_summary',
-           'check_run_config', 'sha256', 'now']
+           'check_run_config', 'split_by', 'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #952a2569
 _fault_visits = {}
@@ -224,6 +224,18 @@ def check_run_config(c, path) -> dict:
 SETTINGS = tuple(RUN_SETTINGS)  # the design axes every cell has: the study's cell ids and the results table's first columns
 CURVE = ('qk_norm', 'n_layer')  # one LR curve per arm and depth: what every table groups by (with `metrics.curve_key`'s other axes)
 ARM, DEPTH = CURVE
+
+# %% ../nbs/00_files.ipynb #11196aca
+def split_by(df, # a results table (a pandas DataFrame)
+             axis, # the column to cut along, or a list of columns (the group's value is then a tuple)
+             fixed=(), # columns the caller expects one value of in `df`
+            ) -> list:
+    "[(value, rows)] for each value of the design axis `axis` in `df`, sorted, none dropped; a `ValueError` naming the column and its values when `df` mixes values of a column in `fixed`."
+    mixed = {c: sorted(df[c].astype(str).unique()) for c in fixed if c in df.columns and df[c].astype(str).nunique() > 1}
+    if mixed:
+        c, vals = next(iter(mixed.items()))
+        raise ValueError(f"the rows mix {c} values {', '.join(vals)} where one is expected: split them by {c} first (files.split_by)")
+    return list(df.groupby(axis, sort=True, dropna=False))
 
 # %% ../nbs/00_files.ipynb #6433174c
 def sha256(path, limit=None) -> str:

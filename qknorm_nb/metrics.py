@@ -364,15 +364,15 @@ def welch_interval(a, b,              # the two arms' per-seed values (NaN ignor
 # %% ../nbs/06_metrics.ipynb #4b32b818
 def qk_variants(df: pd.DataFrame) -> list:
     "The QK-norm variants (every qk_norm value except 'none') in `df`, sorted."
-    check_results(df, ('qk_norm',))
-    return sorted(set(df['qk_norm']) - {OFF})
+    check_results(df, (ARM,))
+    return sorted(set(df[ARM]) - {OFF})
 
 def compared_variants(df: pd.DataFrame, # study results table
                       on=None,          # a variant, a list of them, or None: every variant present
                      ) -> list:
     "The QK-norm variants to compare with 'none': `on` as a list, or every variant present; a `ResultsError` when 'none' or a named variant is absent."
-    check_results(df, ('qk_norm',))
-    arms = set(df['qk_norm'])
+    check_results(df, (ARM,))
+    arms = set(df[ARM])
     vs = sorted(arms - {OFF})
     if OFF not in arms: raise ResultsError(f"results have no QK-norm-off rows (qk_norm={OFF!r}); arms present: {quoted(sorted(arms))}")
     if not vs: raise ResultsError(f"results have only qk_norm={OFF!r} rows: no QK-norm variant to compare")
@@ -399,7 +399,7 @@ def gap_curves(df: pd.DataFrame,     # study results table
     r = _runs(df[df[ARM].isin([OFF, on])], [ARM] + by)
     rows = []
     for k, g in r.groupby(by + ['lr']):
-        off, onr = (g[g['qk_norm'] == a].set_index('seed') for a in (OFF, on))
+        off, onr = (g[g[ARM] == a].set_index('seed') for a in (OFF, on))
         if len(off) == 0 or len(onr) == 0: continue  # only one arm ran this LR: nothing to compare
         shared = off.index.intersection(onr.index).sort_values()
         if len(shared):

@@ -13,10 +13,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .config import RunConfig, ATTN_IMPLS
 from .arms import variant
-from .attention import CausalSelfAttention, ARM_PARAMS
+from .attention import CausalSelfAttention
 
 # %% auto #0
-__all__ = ['LayerNorm', 'MLP', 'Block', 'GPTConfig', 'GPT', 'n_params', 'configure_optimizers', 'load_nanogpt_state_dict']
+__all__ = ['LayerNorm', 'MLP', 'Block', 'GPTConfig', 'GPT', 'n_params', 'arm_decay', 'configure_optimizers',
+           'load_nanogpt_state_dict']
 
 # %% ../nbs/03_model.ipynb #538794d2
 class LayerNorm(nn.Module):
@@ -143,15 +144,19 @@ def n_params(model: nn.Module, non_embedding: bool = False) -> int:
     return total
 
 # %% ../nbs/03_model.ipynb #ff8818b7
+def arm_decay(model: nn.Module) -> dict:
+    "{id(parameter): decayed?} for every parameter the model's arm declares (`Variant.params`, 00a_arms), in every layer."
+    arm = variant(model.config.qk_norm)
+    return {id(t): p.decay for n, t in model.named_parameters() for p in arm.params if n.endswith(f'attn.{p.name}')}
+
 def configure_optimizers(model: nn.Module, weight_decay: float, lr: float, betas: tuple, eps: float = 1e-8,
                          fused: bool | None = None) -> torch.optim.AdamW:
-    "AdamW with decay on 2-D+ parameters (nanoGPT), but the QK-norm arm's own ones only if its entry says `decay`."
-    own = {id(p) for n, p in model.named_parameters() if n.endswith(ARM_PARAMS)}  # gains and learnt scales
-    arm_decay = variant(model.config.qk_norm).decay
+    "AdamW with decay on 2-D+ parameters (nanoGPT), but the QK-norm arm's own ones as their declaration says."
+    own = arm_decay(model)  # gains and learnt scales: their entry's `decay`, whatever their shape
+    decayed = lambda p: own[id(p)] if id(p) in own else p.dim() >= 2
     params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if (arm_decay if id(p) in own else p.dim() >= 2)]
-    no_decay = [p for p in params if not (arm_decay if id(p) in own else p.dim() >= 2)]
-    groups = [dict(params=decay, weight_decay=weight_decay), dict(params=no_decay, weight_decay=0.0)]
+    groups = [dict(params=[p for p in params if decayed(p)], weight_decay=weight_decay),
+              dict(params=[p for p in params if not decayed(p)], weight_decay=0.0)]
     kw = dict(fused=True) if fused else {}
     return torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps, **kw)
 

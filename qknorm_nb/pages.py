@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from IPython.display import Markdown, display
 from .arms import VARIANTS, QK_NORMS
-from .files import load_json, read_json, read_jsonl, read_yaml, sha256, ENDED, CURVE, StudyLoader
+from .files import load_json, read_json, read_jsonl, read_yaml, sha256, ENDED, CURVE, ARM, StudyLoader, split_by
+from .probes import MEASURES_BY_NAME, measure_of  # the measures, each with its reduction (04_probes)
 from .config import RUNTIME_FIELDS
 from .metrics import OFF, fmt_num, tidy_runs, curve_key, design_axes
 from .verdicts import USEFUL, NOT_USEFUL_WORDS, MARGIN, plateau_lrs, necessity_bracket
@@ -26,13 +27,13 @@ from .sweep import collect_results
 from .forecast import point_inside  # the methods page's rule (06f)
 
 # %% auto #0
-__all__ = ['PAGE_QUANTITIES', 'RULE_ORDER', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms',
-           'arm_key', 'cap_pair', 'gap_interval', 'shown_quantities', 'first_commit', 'first_file', 'made_before',
-           'rule_leaves', 'judged_changes', 'rule_order', 'draw_point', 'band', 'facet_views', 'refine_cost',
-           'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data', 'source_cells', 'rung_state',
-           'corpus_words', 'shape_words', 'steps_of', 'trend_words', 'step_trend_words', 'trend_rows', 'short_reason',
-           'rung_ticks', 'failure_kinds', 'only_slow', 'target_differs', 'weak_links', 'predicted', 'interval_width',
-           'check_state', 'check_order_words', 'check_scores', 'margin_words', 'necessity_words']
+__all__ = ['PAGE_QUANTITIES', 'RULE_ORDER', 'LAST_PROBE', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank',
+           'sort_arms', 'arm_key', 'cap_pair', 'gap_interval', 'shown_quantities', 'first_commit', 'first_file',
+           'made_before', 'rule_leaves', 'judged_changes', 'rule_order', 'draw_point', 'band', 'facet_views',
+           'refine_cost', 'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data', 'source_cells',
+           'rung_state', 'corpus_words', 'shape_words', 'steps_of', 'trend_words', 'step_trend_words', 'trend_rows',
+           'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow', 'target_differs', 'weak_links', 'predicted',
+           'interval_width', 'check_state', 'check_order_words', 'check_scores', 'margin_words', 'necessity_words']
 
 # %% ../nbs/15_pages.ipynb #7797b76f
 def md(s: str):
@@ -66,15 +67,16 @@ def sort_arms(qs) -> list:
     return sorted(qs, key=lambda q: (arm_rank(q), q))
 
 def arm_key(s: pd.Series) -> pd.Series:
-    "A `DataFrame.sort_values` key: an arm column ('arm' or 'qk_norm') by `arm_rank`, any other column as it is."
-    return s.map(arm_rank) if s.name in ('arm', 'qk_norm') else s
+    "A `DataFrame.sort_values` key: an arm column ('arm' or `files.ARM`) by `arm_rank`, any other column as it is."
+    return s.map(arm_rank) if s.name in ('arm', ARM) else s
 
 def cap_pair(arms=None) -> tuple|None:
     """(capped, learned): in `arms.QK_NORMS` order, the first QK-norm variant with the fixed 1/√head_dim logit scale and the first that
     learns its logit scale (`arms.VARIANTS`), among `arms` (None: the whole table); None when `arms` lacks either, or the off arm."""
     pool = [q for q in QK_NORMS if arms is None or q in arms]
-    capped = next((q for q in pool if VARIANTS[q].norm is not None and VARIANTS[q].learned_scale is None), None)
-    learned = next((q for q in pool if VARIANTS[q].learned_scale is not None), None)
+    learns = lambda q: VARIANTS[q].param('logit_scale') is not None  # its declared parameters (00a_arms)
+    capped = next((q for q in pool if VARIANTS[q].norm is not None and not learns(q)), None)
+    learned = next((q for q in pool if learns(q)), None)
     return (capped, learned) if capped and learned and (arms is None or OFF in arms) else None
 
 def gap_interval(d) -> dict:
@@ -217,7 +219,7 @@ def facet_views(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     ax = design_axes(df)
     name = lambda v: Path(v).name if isinstance(v, str) and '/' in v else v  # a local text file by its name
     return [(', '.join(f"{a} = {name(x)}" for a, x in zip(ax, k if isinstance(k, tuple) else (k,))), g)
-            for k, g in df.groupby(ax, sort=True)] if ax else [('', df)]
+            for k, g in split_by(df, ax)] if ax else [('', df)]
 
 # %% ../nbs/15_pages.ipynb #193d32bb
 def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
@@ -226,7 +228,7 @@ def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
     "What refinement bought, in a sentence: the widest refined bracket, and the cells a uniform grid at that resolution would need; '' when no refined edge has a finite bracket."
     ref = spec['refine']
     lrs, arms, depths, seeds = (sorted(df[c].unique()) for c in ('lr', *CURVE, 'seed'))
-    n_fx = df.groupby(design_axes(df)).ngroups if design_axes(df) else 1  # the values of a study's other design axes
+    n_fx = len(split_by(df, design_axes(df))) if design_axes(df) else 1  # the values of a study's other design axes
     b = brackets(df, ref)
     b = b[b['kind'].isin(ref['edges']) & np.isfinite(b['ratio'])]
     if b.empty: return ''
@@ -254,10 +256,12 @@ def failure_kind(s: dict, run_dir) -> str:
     m = load_metrics(run_dir).dropna(subset=['val_loss'])['val_loss'].values
     return 'final ≥ ℓ0, still falling' if len(m) >= 2 and m[-1] < m[-2] else 'final ≥ ℓ0'
 
+LAST_PROBE = ('last_max_logit', 'last_entropy_norm')  # the readings `last_probe` takes (probes.MEASURES: keys and reductions there)
+
 def last_probe(run_dir) -> tuple:
-    "(largest attention logit over layers, smallest normalised attention entropy over layers) at a run's last probe; NaNs when it has none."
-    rows = [r for r in read_jsonl(Path(run_dir)/'metrics.jsonl') if r.get('entropy_norm') is not None]
-    return (max(rows[-1]['max_logit']), min(rows[-1]['entropy_norm'])) if rows else (np.nan, np.nan)
+    "(largest attention logit over layers, smallest normalised attention entropy over layers) at a run's last probe (`LAST_PROBE`); NaN where it has none."
+    rows = read_jsonl(Path(run_dir)/'metrics.jsonl')
+    return tuple(np.nan if (v := measure_of(MEASURES_BY_NAME[n], rows)) is None else v for n in LAST_PROBE)
 
 def first_signal(r, cols, names) -> str:
     "Which signals of row `r` reached their level first: the `names` whose step (columns `cols`, NaN: never) is earliest, with that probe step; 'neither' when none did."
@@ -275,10 +279,10 @@ def study_data(d) -> str:
 def source_cells(ld, r, runs) -> tuple[list, dict]:
     "The cells the source study of `from:` rung `r` declares with the rung's configuration and a ladder arm, and that study's spec ({} when it is not there)."
     spec = load_json(Path(runs)/r.source/'study.json') or {}
-    skip = ('qk_norm', 'lr', 'seed', *RUNTIME_FIELDS)
+    skip = (ARM, 'lr', 'seed', *RUNTIME_FIELDS)
     want = {k: v for k, v in r.config.to_dict().items() if k not in skip}
     mine = [c for c, cfg in (spec.get('cells') or {}).items()
-            if cfg.get('qk_norm') in ld.arms and {k: v for k, v in cfg.items() if k not in skip} == want]
+            if cfg.get(ARM) in ld.arms and {k: v for k, v in cfg.items() if k not in skip} == want]
     return mine, spec
 
 def rung_state(ld, r, runs) -> dict:
@@ -367,9 +371,9 @@ def rung_ticks(ax, rs, done=(), extra=()):
 
 # %% ../nbs/15_pages.ipynb #f7348bd4
 def failure_kinds(t: pd.DataFrame, arms) -> list[dict]:
-    "Per arm of `arms` in one rung's results `t`: runs, failed, non-finite, final ≥ ℓ0, the lowest LR of each kind, the largest LR that trained after a spike > 10 ℓ0."
+    "Per arm of `arms` in one rung's results `t` (one value of every other design axis): runs, failed, non-finite, final ≥ ℓ0, the lowest LR of each kind, the largest LR that trained after a spike > 10 ℓ0."
     rows = []
-    for arm, g in t[t.qk_norm.isin(arms)].groupby('qk_norm'):
+    for arm, g in split_by(t[t[ARM].isin(arms)], ARM, fixed=design_axes(t)):  # a table mixing weight decays (say) is refused
         bad = g[g.status == 'diverged']
         nf, slow = bad[bad.failure == 'non-finite'], bad[bad.failure == 'final >= l0']
         spiked = g[(g.status == 'done') & (g.peak_train_loss_ratio > 10)]
@@ -392,7 +396,7 @@ QUIET = ('eval_every', 'eval_iters', 'probe_every', 'ckpt_every', 'log_every', '
 
 def target_differs(ld) -> dict:
     "{field: [top rung's, target's]} for every field in which the ladder's target differs from the top rung of its axis, besides the varied and runtime fields: from the ladder file."
-    skip = ('qk_norm', 'lr', 'seed', *RUNTIME_FIELDS)
+    skip = (ARM, 'lr', 'seed', *RUNTIME_FIELDS)
     t = ld.target
     a, b = ld.scales[t['scale']]['rungs'][-1].config.to_dict(), t['config'].to_dict()
     return {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if k not in skip and a.get(k) != b.get(k)}
@@ -444,7 +448,7 @@ def check_scores(st: dict) -> tuple[str, pd.DataFrame|None]:
     sm = score_measures(st['pred'], collect_results(st['dir']))
     words = (f"**{'Scored' if n == d else 'Provisional'}: {n} of {d} check cells ended** ({st['cpu_h']:.1f} CPU-hours; "
              f"{', '.join(st['machines'])})" + ('' if n == d else '; the verdicts can still change as the others end') + '.')
-    return words, pd.DataFrame([{'measure': Q_WORDS[x.quantity], 'arm': arm_label(x.qk_norm), 'predicted [95%]': iv(x.pred_value, x.pred_lo, x.pred_hi),
+    return words, pd.DataFrame([{'measure': Q_WORDS[x.quantity], 'arm': arm_label(getattr(x, ARM)), 'predicted [95%]': iv(x.pred_value, x.pred_lo, x.pred_hi),
                                  'observed on the check': iv(x.obs, x.obs_lo, x.obs_hi),
                                  'point inside (methods rule)': point_inside(x.obs, x.pred_lo, x.pred_hi, x.obs_lo, x.obs_hi),
                                  'bracket overlap': x.verdict, 'what it tells': x.tells} for x in sm.itertuples()]).set_index(['measure', 'arm'])
@@ -466,7 +470,7 @@ def necessity_words(m: pd.DataFrame, t: pd.DataFrame, on: str, steps: int) -> st
     s = f"at {steps} steps the necessity threshold is {iv(v, lo, hi)}"
     if np.isfinite(v): return s + f" and the gap at the optimum {iv(m.at[on, 'opt_gap'], m.at[on, 'opt_gap_lo'], m.at[on, 'opt_gap_hi'])} nats"
     if c not in ('above', 'partly above'): return s
-    flat = sorted(lr for _, lr in plateau_lrs(tidy_runs(t[t.qk_norm.isin([OFF, on])], list(CURVE))))
+    flat = sorted(lr for _, lr in plateau_lrs(tidy_runs(t[t[ARM].isin([OFF, on])], list(CURVE))))
     if not flat: return s
     nb = necessity_bracket(t, [on]).iloc[0]
     return (f"at {steps} steps **QK-norm is necessary at no LR where either arm still trains usefully**: "

@@ -9,12 +9,14 @@ from __future__ import annotations
 import contextlib, math
 from dataclasses import dataclass
 import torch
-from .arms import variant
+from .arms import VARIANTS, variant
+from .attention import ATTN_STATS
 
 # %% auto #0
-__all__ = ['ATTN_KEYS', 'RESID_FNS', 'PROBE_KEYS', 'MEASURES', 'MEASURE_NAMES', 'kurtosis', 'max_over_rms', 'max_over_median',
-           'massive_count', 'probe_stats', 'run_probes', 'output_stats', 'qk_gains', 'Measure', 'finite_values',
-           'measure_values', 'global_grad_norm']
+__all__ = ['ATTN_KEYS', 'RESID_FNS', 'PROBE_KEYS', 'PARAM_STATS', 'MAX_STATS', 'MEASURES', 'MEASURE_NAMES', 'MEASURES_BY_NAME',
+           'kurtosis', 'max_over_rms', 'max_over_median', 'massive_count', 'probe_stats', 'run_probes', 'output_stats',
+           'learnt_params', 'Measure', 'param_measures', 'finite_values', 'measure_values', 'fold', 'update_measures',
+           'measure_of', 'global_grad_norm']
 
 # %% ../nbs/04_probes.ipynb #8954c4cc
 def kurtosis(x: torch.Tensor) -> torch.Tensor:
@@ -43,7 +45,7 @@ def massive_count(x: torch.Tensor, abs_min: float = 100.0, ratio: float = 1000.0
     return ((a > abs_min) & (a >= ratio * med)).sum()
 
 # %% ../nbs/04_probes.ipynb #7699ab9c
-ATTN_KEYS = ('max_logit', 'entropy', 'entropy_norm', 'q_norm', 'k_norm')
+ATTN_KEYS = ATTN_STATS  # what the attention probe path returns per layer (02_attention)
 RESID_FNS = dict(kurtosis=kurtosis, max_over_rms=max_over_rms, max_over_median=max_over_median, massive=massive_count)
 PROBE_KEYS = ATTN_KEYS + tuple(RESID_FNS)
 
@@ -58,13 +60,13 @@ def probe_stats(trace: dict) -> dict:
 # %% ../nbs/04_probes.ipynb #72fa9c47
 @torch.no_grad()
 def run_probes(model, x: torch.Tensor, autocast=None) -> dict:
-    "Run the probe path of `model` on the batch `x` (B, T): `probe_stats`, `output_stats` and `qk_gains`."
+    "Run the probe path of `model` on the batch `x` (B, T): `probe_stats`, `output_stats` and `learnt_params`."
     was_training = model.training
     model.eval()  # no dropout while measuring; the probe batch is held out and fixed
     try:
         with (autocast or contextlib.nullcontext()):
             logits, _, trace = model(x, x, probe=True)  # logits (B, T, vocab)
-        return probe_stats(trace) | output_stats(logits) | qk_gains(model)
+        return probe_stats(trace) | output_stats(logits) | learnt_params(model)
     finally: model.train(was_training)
 
 # %% ../nbs/04_probes.ipynb #8ad73131
@@ -75,34 +77,65 @@ def output_stats(logits: torch.Tensor) -> dict:
     return dict(zip(('out_max', 'out_min', 'out_max_abs', 'log_z'), t))
 
 # %% ../nbs/04_probes.ipynb #ab56e13c
-def qk_gains(model) -> dict:
-    "Per-layer QK-norm gains: mean and max |scale| of the q and k norms, or the `l2` logit scale g; {} without QK-norm."
+PARAM_STATS = dict(mean=lambda w: w.mean(-1), max=lambda w: w.amax(-1), min=lambda w: w.amin(-1),
+                   absmax=lambda w: w.abs().amax(-1))  # a `Param.probe` stat over a (n_layer, entries) tensor
+
+def learnt_params(model) -> dict:
+    "Per layer, every probe column the model's arm declares for what it learns (00a_arms): gains, learnt logit scales; {} when it learns nothing."
     attns = [b.attn for b in model.transformer.h]
-    arm = variant(attns[0].qk_norm)  # what the arm learns (00a_arms): per-dimension gains, or a learnt logit scale
-    if arm.gain:
-        w = torch.stack([torch.stack([a.q_norm.weight, a.k_norm.weight]) for a in attns]).detach().float()  # (n_layer, 2, hs)
-        mean, mx = w.mean(-1).cpu().tolist(), w.abs().amax(-1).cpu().tolist()
-        return dict(q_gain_mean=[m[0] for m in mean], q_gain_max=[m[0] for m in mx],
-                    k_gain_mean=[m[1] for m in mean], k_gain_max=[m[1] for m in mx])
-    if arm.learned_scale is not None:  # one number per layer: the scale, or its largest head's
-        return dict(qk_gain=torch.stack([a.qk_gain.detach().float().amax() for a in attns]).cpu().tolist())
-    return {}
+    cols, vals = [], []
+    for p in variant(attns[0].qk_norm).params:
+        w = torch.stack([a.get_parameter(p.name) for a in attns]).detach().float().reshape(len(attns), -1)  # (n_layer, entries)
+        for col, stat in p.probe: cols.append(col); vals.append(PARAM_STATS[stat](w))
+    if not cols: return {}
+    table = torch.stack(vals).cpu().tolist()  # (n_columns, n_layer): one sync
+    return dict(zip(cols, table))
 
 # %% ../nbs/04_probes.ipynb #2e9693a3
 @dataclass(frozen=True)
 class Measure:
-    "A per-run measure: the largest value over the run's probe steps (and layers) of its probe keys, one name everywhere."
-    name: str    # the summary.json key and the results.csv column
-    keys: tuple  # the probe keys it takes the largest value of (per-layer lists or numbers; absent keys are skipped)
-    words: str   # how the pages and the methods page say it
+    "A per-run number read off the probe steps: which probe keys, how a step's numbers reduce (`layers`) and how the steps do (`run`)."
+    name: str            # the summary.json key and the results.csv column
+    keys: tuple          # the probe keys it reads (per-layer lists or numbers; absent keys are skipped)
+    words: str           # how the pages and the methods page say it
+    layers: str = 'max'  # one probe step: 'max' or 'min' over its keys and layers
+    run: object = 'max'  # the steps: 'max', 'min', 'last' (the last probe's), or an int: the probe at that step
+    summary: bool = True # a summary.json key and results column; False: a reading of metrics.jsonl for the pages
 
+    def __post_init__(self):
+        if self.layers not in ('max', 'min'): raise ValueError(f"Measure {self.name!r}: layers={self.layers!r} is not 'max' or 'min'")
+        if not (self.run in ('max', 'min', 'last') or (isinstance(self.run, int) and not isinstance(self.run, bool) and self.run >= 0)):
+            raise ValueError(f"Measure {self.name!r}: run={self.run!r} is not 'max', 'min', 'last' or a step (an integer >= 0)")
+
+# %% ../nbs/04_probes.ipynb #aac6fbba
+MAX_STATS = ('max', 'absmax')  # the probe stats whose columns feed a learnt parameter's measure (its largest value)
+
+def param_measures() -> tuple:
+    "One `Measure` per name the arms' learnt parameters give (`Param.measure`, 00a_arms): the largest of their max columns over the run."
+    cols = {}  # measure name -> {probe column: the role of the parameter it reads}
+    for v in VARIANTS.values():
+        for p in v.params:
+            if p.measure: cols.setdefault(p.measure, {}).update({c: p.role for c, stat in p.probe if stat in MAX_STATS})
+    return tuple(Measure(n, tuple(c), f"the largest learnt {' or '.join(dict.fromkeys(c.values()))} of any layer "
+                                      f"(probe columns {', '.join(c)}, as the arms declare them in 00a_arms)") for n, c in cols.items())
+
+# %% ../nbs/04_probes.ipynb #2b63b06e
 MEASURES = (
     Measure('max_logit', ('max_logit',), 'the largest pre-softmax attention logit of any layer (attention-logit growth)'),
     Measure('max_out_logit', ('out_max_abs',), 'the largest |output logit| (output-logit divergence)'),
     Measure('max_log_z', ('log_z',), 'the largest mean log Z of the output logits (output-logit divergence)'),
-    Measure('max_qk_gain', ('q_gain_max', 'k_gain_max', 'qk_gain'), "the largest QK-norm gain of any layer (q and k gains, or l2's logit scale)"),
+    *param_measures(),  # max_qk_gain (q and k gains, l2's g), max_qk_temp: what the arms learn, declared there
+    Measure('final_min_entropy', ('entropy_min',), 'the smallest attention entropy of any head and layer at the last probe '
+            '(a head collapsed onto one key; Zhai et al. 2023)', layers='min', run='last'),
+    # readings the pages take from metrics.jsonl: the summary carries the first as `last_max_logit` (files.SUMMARY_NUMBERS)
+    Measure('last_max_logit', ('max_logit',), 'the largest attention logit of any layer at the last probe', run='last', summary=False),
+    Measure('last_entropy_norm', ('entropy_norm',), 'the smallest normalised attention entropy of any layer at the last probe',
+            layers='min', run='last', summary=False),
+    Measure('last_entropy', ('entropy',), 'the smallest mean attention entropy of any layer at the last probe', layers='min', run='last', summary=False),
+    Measure('last_qk_gain', ('q_gain_max', 'k_gain_max'), 'the largest q or k gain of any layer at the last probe', run='last', summary=False),
 )
-MEASURE_NAMES = tuple(m.name for m in MEASURES)
+MEASURE_NAMES = tuple(m.name for m in MEASURES if m.summary)  # the summary.json keys and results.csv columns
+MEASURES_BY_NAME = {m.name: m for m in MEASURES}
 
 # %% ../nbs/04_probes.ipynb #44e0f760
 def finite_values(v) -> list:
@@ -113,6 +146,30 @@ def finite_values(v) -> list:
 def measure_values(m: Measure, stats: dict) -> list:
     "Every number one probe step gives measure `m`, from all its keys."
     return [x for k in m.keys for x in finite_values(stats.get(k))]
+
+# %% ../nbs/04_probes.ipynb #cd2cf969
+def fold(m: Measure, acc, stats: dict, step: int):
+    "Measure `m` after one more probe step (`stats`, taken at `step`), from its value `acc` so far (None: none yet)."
+    vals = measure_values(m, stats)
+    x = (max if m.layers == 'max' else min)(vals) if vals else None  # NaN never counts: a broken model, not a small one
+    if m.run == 'last': return x  # None when the last probe has no finite number, as the summary's last_max_logit
+    if not isinstance(m.run, str): return x if step == m.run else acc
+    if x is None or acc is None: return acc if x is None else x
+    return max(acc, x) if m.run == 'max' else min(acc, x)
+
+def update_measures(acc: dict, stats: dict, step: int):
+    "Fold one probe step into `acc` ({measure name: value}, the run state's), for every summary measure (a name stays absent until it has a value)."
+    for m in MEASURES:
+        if not m.summary: continue
+        v = fold(m, acc.get(m.name), stats, step)
+        if v is not None or m.name in acc: acc[m.name] = v
+
+def measure_of(m: Measure, rows: list):
+    "Measure `m` of a run from its metrics.jsonl `rows` (`files.read_jsonl`): the probe rows, those with one of `m`'s keys, folded in order."
+    acc = None
+    for r in rows:
+        if any(k in r for k in m.keys): acc = fold(m, acc, r, r.get('step'))
+    return acc
 
 # %% ../nbs/04_probes.ipynb #2d413310
 def global_grad_norm(parameters) -> torch.Tensor:

@@ -11,7 +11,7 @@ from pathlib import Path
 from .config import RunConfig
 from .device import fast_switches, provenance
 from .files import now, write_json
-from .probes import MEASURES, MEASURE_NAMES, measure_values, finite_values  # the per-run measures, declared once
+from .probes import MEASURE_NAMES, update_measures, finite_values  # the per-run measures, declared once
 
 # %% auto #0
 __all__ = ['FAILURES', 'new_state', 'restore_state', 'fail', 'hopeless', 'check_eval', 'finish', 'check_train_loss',
@@ -82,12 +82,9 @@ def check_train_loss(state: dict, cfg: RunConfig, step: int, loss: float) -> boo
 def _max(vals): return max(finite_values(vals), default=None)  # the largest value, NaN ignored (04_probes)
 
 def check_probe(state: dict, stats: dict):
-    "Keep a probe's numbers as the run's latest and update the running maximum of every per-run measure (`MEASURES`)."
+    "Keep a probe's numbers as the run's latest and fold them into every per-run measure (`probes.MEASURES`, each its own reduction)."
     state['last_probe_stats'] = stats
-    for m in MEASURES:
-        if not (vals := measure_values(m, stats)): continue
-        old = state['probe_max'].get(m.name)
-        state['probe_max'][m.name] = max(vals) if old is None else max(old, *vals)
+    update_measures(state['probe_max'], stats, state['last_probe'])  # the probe's step: `due` has just marked it
 
 # %% ../nbs/04c_runstate.ipynb #cbc4a282
 def due(state: dict, kind: str, step: int, every: int, last: bool) -> bool:
