@@ -21,20 +21,19 @@ from .verdicts import crossing
 __all__ = ['RULE_KEYS', 'N_BOOT', 'BOOT_SEED', 'DESIGN_SEEDS', 'RuleError', 'check_rule', 'load_rule', 'unigram_entropy',
            'loss_cube', 'threshold_of', 'depth_thresholds', 'h3_confirm']
 
-# %% ../nbs/06d_confirm.ipynb #ef9c576a
+# %% ../nbs/06d_confirm.ipynb #e8d27b5c
 RULE_KEYS = ('study', 'hypothesis', 'arms', 'loss', 'gap', 'margin', 'margins_reported', 'threshold', 'interval', 'slope',
              'level', 'smallest_effect', 'verdict')
 N_BOOT, BOOT_SEED = 2000, 0  # the rule's bootstrap: 2000 replicates from numpy's default_rng(0)
 DESIGN_SEEDS = 5             # the rule: fewer than 5 ended seeds in any arm x depth x LR cell is an incomplete design
 
+# %% ../nbs/06d_confirm.ipynb #5dee7fc2
 class RuleError(ValueError):
     "A rule file is missing a field or holds a value the analysis cannot use; the message names it."
 
-def check_rule(r: dict, where='rule') -> dict:
-    "The rule with its numeric fields checked (a `RuleError` names the field, its value and what is allowed)."
-    if not isinstance(r, dict): raise RuleError(f"{where}: a rule must be a mapping with keys {', '.join(RULE_KEYS)}")
-    miss = [k for k in RULE_KEYS if k not in r]
-    if miss: raise RuleError(f"{where}: missing {', '.join(miss)}")
+# %% ../nbs/06d_confirm.ipynb #c4396707
+def _check_numbers(r: dict, where: str):
+    "A `RuleError` unless margin, level, smallest_effect and margins_reported are numbers the analysis can compute with."
     num = lambda v: is_num(v) and math.isfinite(v)
     if not (num(r['margin']) and r['margin'] >= 0): raise RuleError(f"{where}: margin={r['margin']!r} must be a number >= 0 (nats)")
     if not (num(r['level']) and 0.5 < r['level'] < 1): raise RuleError(f"{where}: level={r['level']!r} must be in (0.5, 1)")
@@ -43,13 +42,26 @@ def check_rule(r: dict, where='rule') -> dict:
     ms = r['margins_reported']
     if not (isinstance(ms, list) and ms and all(num(m) and m >= 0 for m in ms) and r['margin'] in ms):
         raise RuleError(f"{where}: margins_reported={ms!r} must be a list of numbers >= 0 that includes margin={r['margin']!r}")
-    a = r['arms']
+
+# %% ../nbs/06d_confirm.ipynb #427f3fae
+def _check_arms(a, where: str):
+    "A `RuleError` unless the arms are {off: 'none', on: <a QK-norm variant of the arms table>}."
     if not (isinstance(a, dict) and set(a) == {'off', 'on'} and a['off'] == OFF and isinstance(a['on'], str) and a['on'] != OFF):
         raise RuleError(f"{where}: arms={a!r} must be {{off: {OFF}, on: <a QK-norm variant>}}")
     if a['on'] not in VARIANTS:  # a misspelt arm would otherwise select no run, and the study would look empty
         raise RuleError(f"{where}: arms.on={a['on']!r} must be a QK-norm variant of the arms table: {', '.join(repr(v) for v in VARIANTS if v != OFF)}")
+
+# %% ../nbs/06d_confirm.ipynb #6dc23a7b
+def check_rule(r: dict, where='rule') -> dict:
+    "The rule with its numeric fields checked (a `RuleError` names the field, its value and what is allowed)."
+    if not isinstance(r, dict): raise RuleError(f"{where}: a rule must be a mapping with keys {', '.join(RULE_KEYS)}")
+    miss = [k for k in RULE_KEYS if k not in r]
+    if miss: raise RuleError(f"{where}: missing {', '.join(miss)}")
+    _check_numbers(r, where)
+    _check_arms(r['arms'], where)
     return r
 
+# %% ../nbs/06d_confirm.ipynb #df3d71b0
 def load_rule(path) -> dict:
     "The checked rule of a confirmatory study, from its YAML file."
     p = Path(path)
@@ -65,7 +77,7 @@ def unigram_entropy(path) -> float:
     "Entropy (nats per byte) of the byte frequencies of the file at `path`: the loss of a model that learned only them."
     return text_entropies(np.frombuffer(Path(path).read_bytes(), dtype=np.uint8))['h1']
 
-# %% ../nbs/06d_confirm.ipynb #4110599d
+# %% ../nbs/06d_confirm.ipynb #8df1b31b
 def loss_cube(df: pd.DataFrame, # results of the study (the ended cells)
               arms: dict,       # the rule's arms: {off: 'none', on: <variant>}
              ) -> tuple:
@@ -81,6 +93,7 @@ def loss_cube(df: pd.DataFrame, # results of the study (the ended cells)
                            f"({int(s.isna().sum())} of {len(s)} missing)")
     return s.values.reshape(len(depths), len(lrs), 2, len(seeds)), depths, lrs, seeds
 
+# %% ../nbs/06d_confirm.ipynb #727a894e
 def threshold_of(lrs, off, on, # grid LRs (sorted) and each arm's seed-mean loss there
                  margin: float, bar: float, # the margin (nats) and the not-useful bar (nats)
                 ) -> tuple:
@@ -94,6 +107,7 @@ def threshold_of(lrs, off, on, # grid LRs (sorted) and each arm's seed-mean loss
     if np.isnan(lf): return float(x[0]), 'below'
     return float(thr), ''
 
+# %% ../nbs/06d_confirm.ipynb #32ac87e2
 def depth_thresholds(cube, lrs, margin, bar, draw=None) -> tuple:
     "Per depth: (thresholds, censored) with each depth's seeds drawn by `draw[d]` (indices; None: every seed once)."
     out, cens = [], []
@@ -103,12 +117,13 @@ def depth_thresholds(cube, lrs, margin, bar, draw=None) -> tuple:
         out.append(t); cens.append(k)
     return np.array(out), cens
 
-# %% ../nbs/06d_confirm.ipynb #a8c3283c
+# %% ../nbs/06d_confirm.ipynb #7df45443
 def _slope(x, y) -> float:
     "Least-squares slope of y on x."
     x, y = np.asarray(x, float), np.asarray(y, float)
     return float(((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum())
 
+# %% ../nbs/06d_confirm.ipynb #cbe09a5a
 def _verdict(lo, hi, effect, cens, complete, n_ended, n_cells):
     "The rule's verdict and its reason from the slope interval [lo, hi] (decades per doubling)."
     iv = f"slope interval [{lo:+.3f}, {hi:+.3f}] decades per doubling"
@@ -119,6 +134,24 @@ def _verdict(lo, hi, effect, cens, complete, n_ended, n_cells):
     if hi < 0: return 'supported', f"{iv}: below 0, the threshold falls with depth"
     return 'inconclusive', f"{iv}: it includes 0 and reaches below −{effect}"
 
+# %% ../nbs/06d_confirm.ipynb #ac431267
+def _margin(cube, lrs, x, m, bar, n_boot, seed, a) -> dict:
+    "One margin's point thresholds, their seed-bootstrap percentiles and the slope's, at quantiles `a` and 1 - `a` (x: log2 depth)."
+    thr, cens = depth_thresholds(cube, lrs, m, bar)
+    rng = np.random.default_rng(seed)  # a fresh generator per margin: every margin sees the same seed draws
+    n_depths, n_seeds = cube.shape[0], cube.shape[-1]
+    reps, rc = np.empty((n_boot, n_depths)), 0
+    for b in range(n_boot):
+        draw = [rng.integers(0, n_seeds, n_seeds) for _ in range(n_depths)]  # each depth's seeds in turn, depth by depth
+        reps[b], cb = depth_thresholds(cube, lrs, m, bar, draw)
+        rc += any(cb)
+    slopes = np.array([_slope(x, np.log10(r)) for r in reps])
+    lo, hi = np.quantile(slopes, [a, 1 - a])
+    tlo, thi = np.quantile(reps, [a, 1 - a], axis=0)
+    return dict(threshold=thr, censored=cens, thr_lo=tlo, thr_hi=thi, slope=_slope(x, np.log10(thr)),
+                slope_lo=float(lo), slope_hi=float(hi), censored_replicates=rc)
+
+# %% ../nbs/06d_confirm.ipynb #97c39164
 def h3_confirm(df: pd.DataFrame, # the study's results (every cell; ended ones are used)
                rule: dict,       # `load_rule`
                bar: float,       # the not-useful bar (nats): `unigram_entropy` of the validation text
@@ -134,18 +167,8 @@ def h3_confirm(df: pd.DataFrame, # the study's results (every cell; ended ones a
     a = (1 - rule['level']) / 2
     out = dict(depths=depths, lrs=lrs, seeds=seeds, n_ended=len(ended), n_cells=n_cells, complete=complete, margins={})
     for m in rule['margins_reported']:
-        thr, cens = depth_thresholds(cube, lrs, m, bar)
-        rng = np.random.default_rng(seed)
-        reps, rc = np.empty((n_boot, len(depths))), 0
-        for b in range(n_boot):
-            draw = [rng.integers(0, len(seeds), len(seeds)) for _ in depths]
-            reps[b], cb = depth_thresholds(cube, lrs, m, bar, draw)
-            rc += any(cb)
-        slopes = np.array([_slope(x, np.log10(r)) for r in reps])
-        lo, hi = np.quantile(slopes, [a, 1 - a])
-        tlo, thi = np.quantile(reps, [a, 1 - a], axis=0)
-        verdict, why = _verdict(lo, hi, rule['smallest_effect'], cens, complete, len(ended), n_cells)
-        out['margins'][m] = dict(threshold=thr, censored=cens, thr_lo=tlo, thr_hi=thi, slope=_slope(x, np.log10(thr)),
-                                 slope_lo=float(lo), slope_hi=float(hi), censored_replicates=rc, verdict=verdict, why=why)
+        res = _margin(cube, lrs, x, m, bar, n_boot, seed, a)
+        verdict, why = _verdict(res['slope_lo'], res['slope_hi'], rule['smallest_effect'], res['censored'], complete, len(ended), n_cells)
+        out['margins'][m] = dict(res, verdict=verdict, why=why)
     out.update({k: out['margins'][rule['margin']][k] for k in ('verdict', 'why', 'slope', 'slope_lo', 'slope_hi')})
     return out
