@@ -17,33 +17,36 @@ from .verdicts import MARGIN, failure_lr, necessity_bracket, optimum_gap
 # %% auto #0
 __all__ = ['EDGES', 'SEED_AT', 'REASONS', 'RefineError', 'check_refine', 'round_lr', 'log_mid', 'brackets', 'Plan', 'plan_round']
 
-# %% ../nbs/06b_refine.ipynb #82f4845d
+# %% ../nbs/06b_refine.ipynb #89808e67
 EDGES = ('failure', 'necessity')
 SEED_AT = ('failure', 'optimum', 'necessity')
 REASONS = ('continue', 'done: brackets below target', 'budget spent', 'max_rounds')
 
+# %% ../nbs/06b_refine.ipynb #abe08665
 class RefineError(ValueError):
     "The `refine:` block is invalid; the message names the key, its value and what is allowed."
 
-def _num(x): return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-def _int(x): return isinstance(x, int) and not isinstance(x, bool)
+# %% ../nbs/06b_refine.ipynb #c9dc9694
+def _num(x):
+    "A finite int or float, not a bool: YAML reads `yes` as True, which is no number of cells or nats."
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
+# %% ../nbs/06b_refine.ipynb #75436f0d
+def _int(x):
+    "An int, not a bool (a count of rounds or cells: 2.0 is refused, not truncated)."
+    return isinstance(x, int) and not isinstance(x, bool)
+
+# %% ../nbs/06b_refine.ipynb #100018b5
 def _choices(key, v, allowed):
+    "`v` (one name or a list) as a list in `allowed`'s order, without repeats; a `RefineError` names any other value."
     if isinstance(v, str): v = [v]
     if not isinstance(v, (list, tuple)) or any(x not in allowed for x in v):
         raise RefineError(f"refine.{key}={v!r}: must be a list of {', '.join(allowed)}")
     return [x for x in allowed if x in v]  # canonical order, no repeats
 
-def check_refine(spec: dict|None, # the `refine:` block of a study file (None: all defaults)
-                ) -> dict:
-    "Validate the `refine:` block and fill its defaults; raise `RefineError` naming key, value and what is allowed."
-    spec = {} if spec is None else spec
-    if not isinstance(spec, dict): raise RefineError(f"refine must be a mapping of keys to values, got {spec!r}")
-    keys = ('target_ratio', 'max_rounds', 'max_cells', 'edges', 'seeds', 'margin', 'extend')
-    bad = [k for k in spec if k not in keys]
-    if bad: raise RefineError(f"refine.{bad[0]}: unknown key; allowed: {', '.join(keys)}")
-    out = dict(target_ratio=round(10 ** (1 / 12), 4), max_rounds=4, max_cells=120, edges=list(EDGES), margin=MARGIN, extend=0)
-    out.update({k: v for k, v in spec.items() if k != 'seeds'})
+# %% ../nbs/06b_refine.ipynb #47442719
+def _check_limits(out: dict):
+    "A `RefineError` unless target_ratio > 1, max_rounds and max_cells are integers (>= 1, >= 0), margin >= 0 and extend 0 or > 1."
     if not _num(out['target_ratio']) or out['target_ratio'] <= 1:
         raise RefineError(f"refine.target_ratio={out['target_ratio']!r}: must be a number > 1 (the widest bracket hi/lo accepted, e.g. 1.21)")
     for k, lo in (('max_rounds', 1), ('max_cells', 0)):
@@ -51,8 +54,11 @@ def check_refine(spec: dict|None, # the `refine:` block of a study file (None: a
     if not _num(out['margin']) or out['margin'] < 0: raise RefineError(f"refine.margin={out['margin']!r}: must be a number >= 0 (nats)")
     if not _num(out['extend']) or not (out['extend'] == 0 or out['extend'] > 1):
         raise RefineError(f"refine.extend={out['extend']!r}: must be 0 (off) or a number > 1 (the step beyond the grid's end, e.g. 3.16)")
-    out['edges'] = _choices('edges', out['edges'], EDGES)
-    s = spec.get('seeds', {}) or {}
+
+# %% ../nbs/06b_refine.ipynb #daef502e
+def _check_seeds(s) -> dict:
+    "The `seeds:` sub-block checked and filled (min 0, max = min, every place in `at`; max_width accepted so that older files load)."
+    s = s or {}
     if not isinstance(s, dict): raise RefineError(f"refine.seeds={s!r}: must be a mapping with keys min, max, at, max_width")
     bad = [k for k in s if k not in ('min', 'max', 'at', 'max_width')]
     if bad: raise RefineError(f"refine.seeds.{bad[0]}: unknown key; allowed: min, max, at, max_width")
@@ -64,25 +70,43 @@ def check_refine(spec: dict|None, # the `refine:` block of a study file (None: a
     if not _num(seeds['max_width']) or seeds['max_width'] <= 0:
         raise RefineError(f"refine.seeds.max_width={seeds['max_width']!r}: must be a number > 0 (nats)")
     seeds['at'] = _choices('seeds.at', seeds['at'], SEED_AT)
-    out['seeds'] = seeds
+    return seeds
+
+# %% ../nbs/06b_refine.ipynb #b1480d2c
+def check_refine(spec: dict|None, # the `refine:` block of a study file (None: all defaults)
+                ) -> dict:
+    "Validate the `refine:` block and fill its defaults; raise `RefineError` naming key, value and what is allowed."
+    spec = {} if spec is None else spec
+    if not isinstance(spec, dict): raise RefineError(f"refine must be a mapping of keys to values, got {spec!r}")
+    keys = ('target_ratio', 'max_rounds', 'max_cells', 'edges', 'seeds', 'margin', 'extend')
+    bad = [k for k in spec if k not in keys]
+    if bad: raise RefineError(f"refine.{bad[0]}: unknown key; allowed: {', '.join(keys)}")
+    out = dict(target_ratio=round(10 ** (1 / 12), 4), max_rounds=4, max_cells=120, edges=list(EDGES), margin=MARGIN, extend=0)
+    out.update({k: v for k, v in spec.items() if k != 'seeds'})
+    _check_limits(out)
+    out['edges'] = _choices('edges', out['edges'], EDGES)
+    out['seeds'] = _check_seeds(spec.get('seeds', {}))
     return out
 
-# %% ../nbs/06b_refine.ipynb #fae4b5cf
+# %% ../nbs/06b_refine.ipynb #fee01bd4
 def round_lr(lr: float) -> float:
     "`lr` rounded to 3 significant digits, so that `float(f'{lr:.3g}') == lr`."
     return float(f'{float(lr):.3g}')  # the digits a cell id spells (`lr1.78e+0`): a proposed LR must read back the same
 
+# %% ../nbs/06b_refine.ipynb #16a1e00d
 def log_mid(lo: float, hi: float, exact: bool = False) -> float:
     "The log-midpoint √(lo·hi) of two LRs, rounded to 3 significant digits (an LR to run); `exact`: unrounded (a measure's point)."
     mid = math.sqrt(lo * hi)
     return mid if exact else round_lr(mid)
 
-# %% ../nbs/06b_refine.ipynb #cd7dfc3d
+# %% ../nbs/06b_refine.ipynb #7ca58ad8
 def _status(lo, hi, target):
+    "A bracket's status: censored (an end missing), resolved (hi/lo within target), at resolution (3 digits cannot split it) or open."
     if not (np.isfinite(lo) and np.isfinite(hi)): return 'censored'
     if hi / lo <= target * (1 + 1e-9): return 'resolved'
     return 'at resolution' if log_mid(lo, hi) in (lo, hi) else 'open'
 
+# %% ../nbs/06b_refine.ipynb #652fefce
 @per_facet
 def brackets(df: pd.DataFrame, # results so far (every round)
              spec: dict,       # the `refine:` block (checked by `check_refine`)
@@ -99,7 +123,7 @@ def brackets(df: pd.DataFrame, # results so far (every round)
     b['status'] = [_status(lo, hi, spec['target_ratio']) for lo, hi in zip(b['lo'], b['hi'])]
     return b.sort_values(['kind', *CURVE], ignore_index=True)
 
-# %% ../nbs/06b_refine.ipynb #42248e67
+# %% ../nbs/06b_refine.ipynb #07279fbb
 @dataclass
 class Plan:
     "One round's plan: the cells to run, why planning stops (or 'continue') and the brackets it saw."
@@ -109,10 +133,12 @@ class Plan:
     @property
     def done(self): return self.reason != 'continue'
 
+# %% ../nbs/06b_refine.ipynb #601c07d4
 def _seeds_at(have, qk, L, lr):
     "Seeds already run (or planned) at one (arm, depth, lr)."
     return sorted(s for (q, l, x, s) in have if q == qk and l == L and x == round_lr(lr))
 
+# %% ../nbs/06b_refine.ipynb #1ea0c5d9
 def _more_seeds(have, qk, L, lr, target):
     "New seed ids (smallest unused) to bring (qk, L, lr) up to `target` seeds."
     used = _seeds_at(have, qk, L, lr)
@@ -122,27 +148,39 @@ def _more_seeds(have, qk, L, lr, target):
         s += 1
     return new
 
+# %% ../nbs/06b_refine.ipynb #8b5d8b03
 def _seed_target(sp):
     "How many seeds an LR a gap verdict rests on gets: `max`, fixed before any outcome is seen (never stopped on an observed spread)."
     return sp['max']
 
-def _wanted(df, spec, br, have):
-    "The units this round would add, in priority order (bisections, extensions, then seeds): each a list of (qk_norm, n_layer, lr, seed), run whole or not at all."
-    want, sp = [], spec['seeds']
-    paired = bool(qk_variants(df)) and OFF in set(df['qk_norm'])  # both arms present: gaps can be compared
+# %% ../nbs/06b_refine.ipynb #80875cdd
+def _bisections(br, spec, have) -> list:
+    "One unit per open bracket in `edges`: its log-midpoint at the seeds its lower end ran (a necessity bracket in both arms: paired)."
+    want = []
     for b in br[(br.status == 'open') & br.kind.isin(spec['edges'])].itertuples():
         lr = log_mid(b.lo, b.hi)
         arms = [b.qk_norm] if b.kind == 'failure' else [OFF, b.qk_norm]
         base = sorted(set.intersection(*(set(_seeds_at(have, q, b.n_layer, b.lo)) for q in arms)))
         want.append([(q, b.n_layer, lr, s) for q in arms for s in base])
-    if spec['extend'] and 'failure' in spec['edges']:  # an edge past the grid's end: one step beyond that end
-        for b in br[(br.status == 'censored') & (br.kind == 'failure')].itertuples():
-            above = bool(np.isfinite(b.lo))  # nothing failed: look above the largest LR (else below the smallest)
-            end = b.lo if above else b.hi
-            if not np.isfinite(end): continue
-            lr = round_lr(end * spec['extend'] if above else end / spec['extend'])
-            want.append([(b.qk_norm, b.n_layer, lr, s) for s in _seeds_at(have, b.qk_norm, b.n_layer, end)])
-    if sp['max'] == 0: return want
+    return want
+
+# %% ../nbs/06b_refine.ipynb #e28abae1
+def _extensions(br, spec, have) -> list:
+    "One unit per censored failure edge: one `extend` step past the grid's end, at the seeds that end ran (bisection cannot reach there)."
+    want = []
+    for b in br[(br.status == 'censored') & (br.kind == 'failure')].itertuples():
+        above = bool(np.isfinite(b.lo))  # nothing failed: look above the largest LR (else below the smallest)
+        end = b.lo if above else b.hi
+        if not np.isfinite(end): continue
+        lr = round_lr(end * spec['extend'] if above else end / spec['extend'])
+        want.append([(b.qk_norm, b.n_layer, lr, s) for s in _seeds_at(have, b.qk_norm, b.n_layer, end)])
+    return want
+
+# %% ../nbs/06b_refine.ipynb #31af5f2d
+def _seed_units(df, spec, br, have) -> list:
+    "Extra seeds where verdicts rest (`seeds.at`), only at brackets that stay put this round: `min` at failure ends, `max` at gap LRs."
+    want, sp = [], spec['seeds']
+    paired = bool(qk_variants(df)) and OFF in set(df['qk_norm'])  # both arms present: gaps can be compared
     settled = br[~((br.status == 'open') & br.kind.isin(spec['edges']))]  # seeds only where the bracket stays put
     if 'failure' in sp['at']:
         for b in settled[(settled.kind == 'failure') & (settled.status != 'censored')].itertuples():
@@ -156,6 +194,13 @@ def _wanted(df, spec, br, have):
             want.append([(q, r.n_layer, round_lr(lr), s) for q, lr in ((OFF, r.lr_star_off), (r.on, r.lr_star_on))
                          for s in _more_seeds(have, q, r.n_layer, lr, _seed_target(sp))])
     return want
+
+# %% ../nbs/06b_refine.ipynb #fda6c082
+def _wanted(df, spec, br, have):
+    "The units this round would add, in priority order (bisections, extensions, then seeds): each a list of (qk_norm, n_layer, lr, seed), run whole or not at all."
+    want = _bisections(br, spec, have)
+    if spec['extend'] and 'failure' in spec['edges']: want += _extensions(br, spec, have)
+    return want if spec['seeds']['max'] == 0 else want + _seed_units(df, spec, br, have)
 
 # %% ../nbs/06b_refine.ipynb #97c924b7
 def plan_round(df: pd.DataFrame, # results so far, every round (a `round` column is optional: absent means 0)
