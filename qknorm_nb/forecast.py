@@ -108,17 +108,31 @@ def point_inside(obs, lo, hi, obs_lo=np.nan, obs_hi=np.nan) -> str:
     if obs is not None and obs == obs: return 'inside' if lo <= obs <= hi else 'outside'
     return 'outside' if obs_lo > hi or obs_hi < lo else 'not scored'  # nan compares False: no interval, not scored
 
-def _verdict(p, o):
-    "The words for one (quantity, arm): `p` the prediction, `o` the observed (value, lo, hi, flag) or None."
+_NO_VALUE = dict(  # why a rung has no value for a measure that carries no censoring flag (a mean over seeds)
+    lr_sens="it is a mean over the seeds that ran all seven of Wortsman's LRs, and no seed of this arm ran them all",
+    opt_gap="it needs ended runs of both arms at their best LRs, and this rung has none to pair")
+
+def _unobserved(q: str, c: str) -> str:
+    "Why the observed rung gives no value of quantity `q` (censoring flag `c`), in words: what cannot be estimated and why."
+    what = f"the observed rung gives no {Q_WORDS.get(q, q)}"
+    if c == 'no data': return f"not scored: {what}: no LR of its grid gives the runs it is read from"
+    return f"not scored: {what}: {_NO_VALUE.get(q, 'no run gives a value for it')}"
+
+def _verdict(p, o, q: str = ''):
+    "The words for one (quantity `q`, arm): `p` the prediction, `o` the observed (value, lo, hi, flag) or None."
     if p['value'] is None: return f"not scored: no prediction ({p.get('note') or 'none made'})"
     if o is None: return "not scored: the observed rung has no such measure for this arm"
     v, lo, hi, c = o
+    if not np.isfinite(v) and c not in ('above', 'below'): return _unobserved(q, c)  # nothing observed to set beside the interval
     open_iv = {'above': (lo, np.inf), 'below': (0.0, hi)}.get(c, (np.nan, np.nan))  # a censored bound: its open interval
     s = point_inside(v if np.isfinite(v) else None, p['lo'], p['hi'], *open_iv)
     if s == 'inside': return s
     if s == 'outside' and np.isfinite(v): return f"outside: observed {'higher' if v > p['hi'] else 'lower'}"
     if s == 'outside': return f"outside: observed {'higher' if c == 'above' else 'lower'} (censored {c} {fmt_num(lo if c == 'above' else hi)})"
-    return f"not scored: observed {c or 'NaN'}" + (f" [{fmt_num(lo)}, {fmt_num(hi)}]" if c else '')
+    if s == 'not predicted': return "not scored: the prediction has no interval"
+    known = lo if c == 'above' else hi  # censored: only the bound on its open side is known, if the grid read one
+    side = f"{c} {fmt_num(known)}" if np.isfinite(known) and known > 0 else f"{c} the grid, with no bound read"
+    return f"not scored: observed {side} (censored), which the predicted [{fmt_num(p['lo'])}, {fmt_num(p['hi'])}] does not exclude"
 
 def score(pred: dict,           # a `prediction_file` dict
           observed: pd.DataFrame, # `rung_measures` of the rung that ran
@@ -130,7 +144,7 @@ def score(pred: dict,           # a `prediction_file` dict
         for a, p in per.items():
             o = (float(obs.at[a, v]), float(obs.at[a, lo]), float(obs.at[a, hi]), obs.at[a, c] if c else '') \
                 if a in obs.index and v in obs.columns else None
-            vd = _verdict(p, o)
+            vd = _verdict(p, o, q)
             scored = not vd.startswith('not scored')
             pl, ph = (p['lo'], p['hi']) if p['value'] is not None else (np.nan, np.nan)
             ov, ol, oh = o[:3] if o else (np.nan,) * 3
