@@ -22,7 +22,7 @@ __all__ = ['USEFUL', 'CRITERIA', 'NOT_USEFUL_WORDS', 'ALPHA', 'TOL', 'MARGIN', '
            'crossing', 'plateau_lrs', 'necessity_bracket', 'depth_table', 'h3_fit', 'verdicts', 'cap_explains',
            'study_summary']
 
-# %% ../nbs/06a_verdicts.ipynb #d929921d
+# %% ../nbs/06a_verdicts.ipynb #29455b43
 def logistic_mle(x, y, iters: int = 100) -> tuple:
     "Maximum likelihood of P(y=1 | x) = sigmoid(a + b (x - xc)) by Newton's method: ((a, b), Fisher information (2, 2), xc)."
     xc = x.mean()
@@ -36,6 +36,7 @@ def logistic_mle(x, y, iters: int = 100) -> tuple:
         if np.abs(step).max() < 1e-10: break
     return (float(w[0]), float(w[1])), H, float(xc)
 
+# %% ../nbs/06a_verdicts.ipynb #d1b8375a
 def fit_fail_curve(lr,            # peak LR of each run
                    fail,          # True where that run failed
                    alpha: float = RULE.alpha, # 1 - confidence level of the interval (the rule's)
@@ -69,17 +70,18 @@ CRITERIA = RULE.criteria    # the rule's family of usefulness bars (nats), each 
 NOT_USEFUL_WORDS = RULE.words  # how a page says "above the bar", per criterion
 ALPHA = RULE.alpha          # 1 - the level of every interval the rule does not name otherwise
 
-# %% ../nbs/06a_verdicts.ipynb #7d38b746
+# %% ../nbs/06a_verdicts.ipynb #637febe3
 def depth_key(r: pd.DataFrame) -> list:
     "The key of one depth of `r`: `curve_key` without the arm (the depth, then each other design axis `r` varies)."
     return [c for c in curve_key(r) if c != ARM]
 
+# %% ../nbs/06a_verdicts.ipynb #646d4d74
 def depth_star(r: pd.DataFrame) -> pd.Series:
     "ℓ* per depth: the best seed-mean loss of any arm at any LR (`r`: `tidy_runs` output with n_layer, qk_norm, lr, loss)."
     k = depth_key(r)
     return r.groupby([*k, ARM, 'lr'])['loss'].mean().groupby(level=k).min()
 
-# %% ../nbs/06a_verdicts.ipynb #b922b8b5
+# %% ../nbs/06a_verdicts.ipynb #93503efb
 def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add_entropies` for the text-anchored bars)
                useful=USEFUL,        # a `CRITERIA` name, or a number: nats above ℓ*
               ) -> pd.Series:
@@ -93,6 +95,7 @@ def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add
     h = r.reindex(columns=[*depth_key(r), 'h1', 'h2']).groupby(depth_key(r)).mean()  # NaN where a table has none (ℓ* + 0.5 needs none)
     return pd.Series({L: CRITERIA[useful](s, h.at[L, 'h1'], h.at[L, 'h2']) for L, s in star.items()})
 
+# %% ../nbs/06a_verdicts.ipynb #8ad2ebe8
 def not_useful(r: pd.DataFrame,        # `tidy_runs` output (loss, fail, qk_norm, n_layer, lr; h1, h2)
                useful=USEFUL,          # the criterion (`useful_bar`)
               ) -> pd.Series:
@@ -124,9 +127,10 @@ def failure_lr(df: pd.DataFrame, # study results table
                      **fit_fail_curve(g['lr'], g['fail'])})
     return pd.DataFrame(rows)
 
-# %% ../nbs/06a_verdicts.ipynb #5ee0a761
+# %% ../nbs/06a_verdicts.ipynb #61051c15
 TOL = RULE.near_optimal  # near-optimal band: loss within this fraction of the best loss reduction, ℓ* + TOL (ℓ0 − ℓ*)
 
+# %% ../nbs/06a_verdicts.ipynb #716d7791
 def near_optimal_band(df: pd.DataFrame,  # study results table
                       tol: float = TOL,  # allowed excess over the common ℓ*: a fraction of ℓ0 − ℓ* (nats if `absolute`)
                       absolute: bool = False, # True: `tol` is in nats
@@ -148,12 +152,13 @@ def near_optimal_band(df: pd.DataFrame,  # study results table
                          'loss_star_arm': a['mean'].min(), 'loss_star_common': star, 'tol_nats': tol_nats})
     return pd.DataFrame(rows)
 
-# %% ../nbs/06a_verdicts.ipynb #c56f61c9
+# %% ../nbs/06a_verdicts.ipynb #53a27add
 def _paired(a: pd.Series, b: pd.Series, alpha):
     "t interval of a - b over their shared index (seeds)."
     s = a.index.intersection(b.index)
     return t_interval((a[s] - b[s]).values, alpha)
 
+# %% ../nbs/06a_verdicts.ipynb #fcc9fc4e
 def arm_diff(a: pd.Series, b: pd.Series, # per-seed values of two arms, indexed by seed (every seed each arm ran)
              alpha: float = ALPHA,        # 1 - confidence level
             ) -> dict:
@@ -226,9 +231,10 @@ def optimum_gap(df: pd.DataFrame,    # study results table
     gaps = [arm_gap_at_optimum(df, OFF, o, alpha).rename(columns=names).drop(columns='a') for o in compared_variants(df, on)]
     return pd.concat(gaps, ignore_index=True) if gaps else pd.DataFrame(columns=['n_layer', *names.values()])
 
-# %% ../nbs/06a_verdicts.ipynb #feee8824
+# %% ../nbs/06a_verdicts.ipynb #ec3b03b2
 MARGIN = RULE.margin  # nats: QK-norm is "necessary" where the off arm is worse by more than this (the rule's margin)
 
+# %% ../nbs/06a_verdicts.ipynb #f046c6f1
 def crossing(lr, gap, margin):
     "Threshold, η_f, η_h of one gap curve (sorted by lr); inf when it never rises above margin for good."
     if len(lr) == 0: return np.nan, np.nan, np.nan
@@ -240,7 +246,7 @@ def crossing(lr, gap, margin):
     t = (margin - gap[i - 1]) / (gap[i] - gap[i - 1])
     return 10 ** (math.log10(lr[i - 1]) + t * math.log10(lr[i] / lr[i - 1])), lr[i - 1], lr[i]
 
-# %% ../nbs/06a_verdicts.ipynb #c7785c88
+# %% ../nbs/06a_verdicts.ipynb #74ffe055
 def plateau_lrs(r: pd.DataFrame, # `tidy_runs` of two arms
                 useful=USEFUL) -> set:
     "(n_layer, lr) where both arms' seed-mean losses are above the usefulness bar: both on a plateau, where a gap is no crossing."
@@ -248,6 +254,7 @@ def plateau_lrs(r: pd.DataFrame, # `tidy_runs` of two arms
     bar = m.index.get_level_values(DEPTH).map(useful_bar(r, useful))
     return set(m.index[(m.min(axis=1).values > bar)])
 
+# %% ../nbs/06a_verdicts.ipynb #21f49eff
 def _gap_seeds(df, o, useful=USEFUL):
     "Per (depth, lr, seed): the paired off − on gap at LRs where both arms ran, no QK-norm run failed and not both sit on a plateau."
     r = tidy_runs(df[df[ARM].isin([OFF, o])], list(CURVE))
@@ -260,10 +267,35 @@ def _gap_seeds(df, o, useful=USEFUL):
     w = w[np.array([k not in flat for k in w.index.droplevel('seed')], dtype=bool)]  # rows (an empty list would select columns)
     return (w[OFF] - w[o]).rename('gap').reset_index()
 
-# %% ../nbs/06a_verdicts.ipynb #bb742e01
+# %% ../nbs/06a_verdicts.ipynb #4ca676f8
 NECESSITY_COLS = ['n_layer', 'on', 'threshold', 'lr_fail', 'lr_hold', 'bracket_decades', 'thr_lo', 'thr_hi', 'seed_thresholds', 'n_seeds',
                   'censored'] + [f'gap_{e}{k}' for e in 'fh' for k in ('', '_lo', '_hi', '_n')]
 
+# %% ../nbs/06a_verdicts.ipynb #28a9c7e5
+def _seed_crossings(g, margin) -> tuple:
+    "Each seed's own crossing of `margin` in its gaps `g` (lr, seed, gap), over the LRs all seeds with a curve ran: a seed refinement added at a few LRs has none."
+    cs, common = curve_seeds(g)  # seeds with a curve, over the LRs they all ran
+    whole = [s.sort_values('lr') for _, s in g[g['seed'].isin(cs) & g['lr'].isin(common)].groupby('seed')]
+    return tuple(crossing(s['lr'].values, s['gap'].values, margin)[0] for s in whole)
+
+# %% ../nbs/06a_verdicts.ipynb #246638b8
+def _necessity_row(g, L, o, margin, alpha) -> dict:
+    "One depth's necessity bracket from its paired gaps `g` (lr, seed, gap): the mean gap's crossing, its grid bracket, the seeds' spread, the gap at each end."
+    mean = g.groupby('lr')['gap'].mean().sort_index()
+    thr, lf, lh = crossing(mean.index.values, mean.values, margin) if len(mean) else (np.inf, np.nan, np.nan)
+    seed_thr = _seed_crossings(g, margin)
+    fin = [x for x in seed_thr if np.isfinite(x)]
+    ends = [x for x in (lf, lh, thr) if np.isfinite(x)]
+    ti = {e: t_interval(g.loc[g.lr == x, 'gap'], alpha) if np.isfinite(x) else t_interval([]) for e, x in (('f', lf), ('h', lh))}
+    cens = 'above' if thr == np.inf else 'below' if np.isnan(lf) and np.isfinite(thr) else ''
+    return dict(n_layer=L, on=o, threshold=thr, lr_fail=lf, lr_hold=lh,
+                bracket_decades=math.log10(lh / lf) if np.isfinite(lf) and np.isfinite(lh) else np.nan,
+                thr_lo=min(ends + fin) if ends + fin else np.nan,
+                thr_hi=np.inf if (thr == np.inf or len(fin) < len(seed_thr)) else max(ends + fin),
+                seed_thresholds=seed_thr, n_seeds=len(seed_thr), censored=cens,
+                **{f'gap_{e}{k}': v[c] for e, v in ti.items() for k, c in (('', 'mean'), ('_lo', 'lo'), ('_hi', 'hi'), ('_n', 'n'))})
+
+# %% ../nbs/06a_verdicts.ipynb #18ce2289
 @per_facet
 def necessity_bracket(df: pd.DataFrame,     # study results table
                       on=None,              # QK-norm variant(s) compared with 'none' (None: every variant)
@@ -276,28 +308,20 @@ def necessity_bracket(df: pd.DataFrame,     # study results table
     for o in compared_variants(df, on):
         gs = _gap_seeds(df, o, useful)
         for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):  # every depth the variant ran: one without a readable gap
-            g = gs[gs.n_layer == L]                                  # (all on a plateau, or QK-norm failed) is censored above
-            mean = g.groupby('lr')['gap'].mean().sort_index()
-            thr, lf, lh = crossing(mean.index.values, mean.values, margin) if len(mean) else (np.inf, np.nan, np.nan)
-            cs, common = curve_seeds(g)  # seeds with a curve, over the LRs they all ran
-            whole = [s.sort_values('lr') for _, s in g[g['seed'].isin(cs) & g['lr'].isin(common)].groupby('seed')]
-            seed_thr = tuple(crossing(s['lr'].values, s['gap'].values, margin)[0] for s in whole)
-            fin = [x for x in seed_thr if np.isfinite(x)]
-            ends = [x for x in (lf, lh, thr) if np.isfinite(x)]
-            ti = {e: t_interval(g.loc[g.lr == x, 'gap'], alpha) if np.isfinite(x) else t_interval([]) for e, x in (('f', lf), ('h', lh))}
-            cens = 'above' if thr == np.inf else 'below' if np.isnan(lf) and np.isfinite(thr) else ''
-            rows.append(dict(n_layer=L, on=o, threshold=thr, lr_fail=lf, lr_hold=lh,
-                             bracket_decades=math.log10(lh / lf) if np.isfinite(lf) and np.isfinite(lh) else np.nan,
-                             thr_lo=min(ends + fin) if ends + fin else np.nan,
-                             thr_hi=np.inf if (thr == np.inf or len(fin) < len(seed_thr)) else max(ends + fin),
-                             seed_thresholds=seed_thr, n_seeds=len(seed_thr), censored=cens,
-                             **{f'gap_{e}{k}': v[c] for e, v in ti.items() for k, c in (('', 'mean'), ('_lo', 'lo'), ('_hi', 'hi'), ('_n', 'n'))}))
+            rows.append(_necessity_row(gs[gs.n_layer == L], L, o, margin, alpha))  # (all on a plateau, or QK-norm failed) is censored above
     return pd.DataFrame(rows, columns=NECESSITY_COLS)
 
-# %% ../nbs/06a_verdicts.ipynb #965931b8
+# %% ../nbs/06a_verdicts.ipynb #26631746
 # a gap's interval in words: signed 3 decimals (nats), so not `fmt_num`'s 3 significant digits
 def _ci(m, lo, hi, n, t): return f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] (n={n}, t={t:.3g})" if n >= 2 else f"{m:+.3f} (n={n}: no interval)"
 
+# %% ../nbs/06a_verdicts.ipynb #8fbd43c3
+def _h1_candidates(g, lrs, per, alpha) -> list:
+    "(lr, its gap interval, the paired contrast gap(lr) − gap(lowest LR)) at each LR above the lowest: the contrast H1 rests on."
+    base = g[g.lr == lrs[0]].set_index('seed')['gap']
+    return [(lr, per[lr], _paired(g[g.lr == lr].set_index('seed')['gap'], base, alpha)) for lr in lrs[1:]]
+
+# %% ../nbs/06a_verdicts.ipynb #f344a500
 def _h1(gs, L, eps, margin, alpha):
     "H1 at one depth from per-seed gaps: (outcome, reason, low row, best row)."
     g = gs[gs.n_layer == L]
@@ -305,11 +329,7 @@ def _h1(gs, L, eps, margin, alpha):
     if len(per) < 2: return None, "fewer than two comparable LRs", None, None
     lrs = sorted(per)
     low = per[lrs[0]]
-    base = g[g.lr == lrs[0]].set_index('seed')['gap']
-    cands = []
-    for lr in lrs[1:]:
-        c = _paired(g[g.lr == lr].set_index('seed')['gap'], base, alpha)
-        cands.append((lr, per[lr], c))
+    cands = _h1_candidates(g, lrs, per, alpha)
     dec = [x for x in cands if x[1]['lo'] > margin and x[1]['mean'] > eps and x[2]['lo'] > 0]
     best = max(cands, key=lambda x: x[1]['mean'])
     lowtxt = f"gap {_ci(low['mean'], low['lo'], low['hi'], low['n'], low['t'])} at lr {lrs[0]:.3g}"
@@ -324,17 +344,23 @@ def _h1(gs, L, eps, margin, alpha):
            f"largest gap {_ci(ti['mean'], ti['lo'], ti['hi'], ti['n'], ti['t'])} at lr {lr:.3g} is not above margin={margin} and eps={eps} beyond its interval")
     return None, f"{lowtxt}; {why}", low, best
 
-# %% ../nbs/06a_verdicts.ipynb #9e7abd28
+# %% ../nbs/06a_verdicts.ipynb #d94b79de
 SENS_EFFECT = RULE.smallest_sensitivity  # nats: the smallest LR-sensitivity difference H2 cares about (the rule's)
 
-def _h2(fo, fn, sg):
-    "H2 at one depth: (outcome, reason) from the failure brackets and the Wortsman-range sensitivity difference."
+# %% ../nbs/06a_verdicts.ipynb #dcd4d6ac
+def _h2_brackets(fo, fn) -> tuple:
+    "(QK-norm's failure bracket above the off arm's, below it, each arm's first failing LR, the brackets in words); a missing end is the grid's open end."
     tr_on = fn['lr_trained'] if fn['lr_trained'] == fn['lr_trained'] else 0.0
     ff_off = fo['lr_first_fail'] if fo['lr_first_fail'] == fo['lr_first_fail'] else np.inf
     tr_off = fo['lr_trained'] if fo['lr_trained'] == fo['lr_trained'] else 0.0
     ff_on = fn['lr_first_fail'] if fn['lr_first_fail'] == fn['lr_first_fail'] else np.inf
-    higher, lower = bool(tr_on >= ff_off), bool(ff_on <= tr_off)
     br = f"failure brackets off {fmt_edge(fo['lr_trained'], fo['lr_first_fail'])}, on {fmt_edge(fn['lr_trained'], fn['lr_first_fail'])}"
+    return bool(tr_on >= ff_off), bool(ff_on <= tr_off), ff_off, ff_on, br
+
+# %% ../nbs/06a_verdicts.ipynb #8e1ea0ca
+def _h2(fo, fn, sg):
+    "H2 at one depth: (outcome, reason) from the failure brackets and the Wortsman-range sensitivity difference."
+    higher, lower, ff_off, ff_on, br = _h2_brackets(fo, fn)
     sens = f"LR sensitivity (Wortsman range) off − on {_ci(sg['diff_wortsman'], sg['lo_wortsman'], sg['hi_wortsman'], sg['n_wortsman'], sg['t_wortsman'])}"
     if sg.get('missing_wortsman'): return None, f"{br}; no LR sensitivity on Wortsman's range: the grid lacks {sg['missing_wortsman']}"
     less, small = bool(sg['lo_wortsman'] > 0), bool(sg['hi_wortsman'] < SENS_EFFECT)
@@ -347,6 +373,33 @@ def _h2(fo, fn, sg):
     return None, f"{br}; {sens}: {' and '.join(why)}"
 
 # %% ../nbs/06a_verdicts.ipynb #5ec8480a
+def _depth_inputs(df, on, tol, margin, alpha, useful) -> dict:
+    "The five tables a `depth_table` row reads (failure brackets, bands, sensitivity, optimum gap, necessity), indexed for lookup by arm and depth."
+    return dict(fl=failure_lr(df, useful=useful).set_index(list(CURVE)),
+                band=near_optimal_band(df, tol=tol).set_index(list(CURVE)),
+                sens=sensitivity_gap(df, on, alpha).set_index(['on', 'n_layer']),
+                opt=optimum_gap(df, on, alpha).set_index(['on', 'n_layer']),
+                nec=necessity_bracket(df, on, margin, alpha).set_index(['on', 'n_layer']))
+
+# %% ../nbs/06a_verdicts.ipynb #9e3a3a2e
+def _depth_row(o, L, gs, tabs, eps, margin, alpha) -> dict:
+    "One depth of one variant: H1 from its paired gaps `gs`, H2 from its failure brackets and sensitivity, and the numbers behind both."
+    h1, h1_why, low, best = _h1(gs, L, eps, margin, alpha)
+    fo, fn, sg = tabs['fl'].loc[(OFF, L)], tabs['fl'].loc[(o, L)], tabs['sens'].loc[(o, L)]
+    h2, h2_why = _h2(fo, fn, sg)
+    nec, band = tabs['nec'], tabs['band']
+    nb = nec.loc[(o, L)] if (o, L) in nec.index else pd.Series(dict(threshold=np.nan, thr_lo=np.nan, thr_hi=np.nan,
+                                                                   bracket_decades=np.nan, censored='no data'))
+    lowv = low or dict(mean=np.nan, lo=np.nan, hi=np.nan, n=0)
+    return dict(n_layer=L, on=o, low_lr=gs.loc[gs.n_layer == L, 'lr'].min(), low_gap=lowv['mean'],
+                low_ci_lo=lowv['lo'], low_ci_hi=lowv['hi'], low_n=lowv['n'], h1=h1, h1_why=h1_why,
+                **{f'{c}_{a}': f[c] for a, f in (('off', fo), ('on', fn)) for c in ('lr_trained', 'lr_first_fail', 'lr50')},
+                **{f'band_{e}_{a}': band.loc[(q, L), f'band_{e}'] for a, q in (('off', OFF), ('on', o)) for e in ('lo', 'hi')},
+                **sg.to_dict(), h2=h2, h2_why=h2_why, **tabs['opt'].loc[(o, L)].to_dict(),
+                threshold=nb['threshold'], thr_lo=nb['thr_lo'], thr_hi=nb['thr_hi'],
+                bracket_decades=nb['bracket_decades'], threshold_censored=nb['censored'])
+
+# %% ../nbs/06a_verdicts.ipynb #2f0a9e27
 @per_facet
 def depth_table(df: pd.DataFrame,       # study results table
                 on=None,                # QK-norm variant(s) compared with 'none' (None: every variant)
@@ -357,28 +410,11 @@ def depth_table(df: pd.DataFrame,       # study results table
                 useful: float|None = None, # None: failure edges of diverged runs; a number: of "not useful" ones (`failure_lr`)
                ) -> pd.DataFrame:
     "Per depth and variant: failure brackets, near-optimal bands, LR sensitivity, optimum gap, necessity bracket, H1/H2 outcomes and reasons."
-    fl = failure_lr(df, useful=useful).set_index(list(CURVE))
-    band = near_optimal_band(df, tol=tol).set_index(list(CURVE))
-    sens = sensitivity_gap(df, on, alpha).set_index(['on', 'n_layer'])
-    opt = optimum_gap(df, on, alpha).set_index(['on', 'n_layer'])
-    nec = necessity_bracket(df, on, margin, alpha).set_index(['on', 'n_layer'])
+    tabs = _depth_inputs(df, on, tol, margin, alpha, useful)
     rows = []
     for o in compared_variants(df, on):
         gs = _gap_seeds(df, o)
-        for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer'])):
-            h1, h1_why, low, best = _h1(gs, L, eps, margin, alpha)
-            fo, fn, sg = fl.loc[(OFF, L)], fl.loc[(o, L)], sens.loc[(o, L)]
-            h2, h2_why = _h2(fo, fn, sg)
-            nb = nec.loc[(o, L)] if (o, L) in nec.index else pd.Series(dict(threshold=np.nan, thr_lo=np.nan, thr_hi=np.nan,
-                                                                           bracket_decades=np.nan, censored='no data'))
-            lowv = low or dict(mean=np.nan, lo=np.nan, hi=np.nan, n=0)
-            rows.append(dict(n_layer=L, on=o, low_lr=gs.loc[gs.n_layer == L, 'lr'].min(), low_gap=lowv['mean'],
-                             low_ci_lo=lowv['lo'], low_ci_hi=lowv['hi'], low_n=lowv['n'], h1=h1, h1_why=h1_why,
-                             **{f'{c}_{a}': f[c] for a, f in (('off', fo), ('on', fn)) for c in ('lr_trained', 'lr_first_fail', 'lr50')},
-                             **{f'band_{e}_{a}': band.loc[(q, L), f'band_{e}'] for a, q in (('off', OFF), ('on', o)) for e in ('lo', 'hi')},
-                             **sg.to_dict(), h2=h2, h2_why=h2_why, **opt.loc[(o, L)].to_dict(),
-                             threshold=nb['threshold'], thr_lo=nb['thr_lo'], thr_hi=nb['thr_hi'],
-                             bracket_decades=nb['bracket_decades'], threshold_censored=nb['censored']))
+        rows += [_depth_row(o, L, gs, tabs, eps, margin, alpha) for L in sorted(set(df.loc[df.qk_norm == o, 'n_layer']))]
     return pd.DataFrame(rows)
 
 # %% ../nbs/06a_verdicts.ipynb #1c8459e1
@@ -391,9 +427,39 @@ def _tally(hyp, on, t, col):
     return dict(hypothesis=hyp, on=on, verdict=verdict, n_depths=n, n_for=yes, n_against=no, n_undetermined=n - yes - no,
                 summary=f"{yes} of {n} depths for, {no} against; {why}")
 
-# %% ../nbs/06a_verdicts.ipynb #d493cbe1
+# %% ../nbs/06a_verdicts.ipynb #22eb5f1d
 H3_ALPHA, H3_EFFECT = 1 - RULE.depth_300['level'], RULE.depth_300['smallest_effect']  # H3's slope interval and smallest effect (decades per doubling)
 
+# %% ../nbs/06a_verdicts.ipynb #065820a5
+def _h3_points(t, seed_thr) -> tuple:
+    "(points (log2 depth, log10 threshold) of every finite seed threshold at the depths of `t`, seeds left out for never crossing)."
+    pts = [(math.log2(L), math.log10(x)) for L in t['n_layer'] for x in seed_thr[L] if np.isfinite(x)]
+    return pts, sum(len(seed_thr[L]) for L in t['n_layer']) - len(pts)
+
+# %% ../nbs/06a_verdicts.ipynb #a9f678c8
+def _h3_slope(x, y, alpha) -> tuple:
+    "(slope, its standard error, the t quantile at 1 - alpha/2 with n - 2 degrees of freedom) of the least-squares line of y on x."
+    X = np.stack([np.ones_like(x), x], 1)
+    beta, res = np.linalg.lstsq(X, y, rcond=None)[:2]
+    s2 = float(((y - X @ beta) ** 2).sum()) / (len(x) - 2)
+    se = math.sqrt(s2 * np.linalg.inv(X.T @ X)[1, 1])
+    return float(beta[1]), se, t_quantile(1 - alpha / 2, len(x) - 2)
+
+# %% ../nbs/06a_verdicts.ipynb #42988b7b
+def _h3_verdict(out, txt, fit, spread, effect) -> tuple:
+    "(verdict, why) from the slope interval, fitted shift and grid step in `out`: a fall must beat the smallest effect and the grid step."
+    shift, step = out['shift'], out['step']
+    if out['slope_lo'] > -effect:  # any fall is smaller than the smallest effect of interest (or the threshold rises)
+        word = 'rises' if out['slope_lo'] > 0 else 'falls by less than the smallest effect of interest, if at all'
+        return 'not supported', f"thresholds {txt}: {fit}; its lower end is above −{effect}, so the threshold {word}"
+    if out['slope_hi'] >= 0:
+        return 'inconclusive', f"thresholds {txt}: {fit}, an interval that includes 0 and reaches below −{effect}: neither a fall nor its absence is resolved"
+    if shift <= step:
+        return 'inconclusive', (f"thresholds {txt} differ by {spread:.2f} decades, less than the "
+                                f"{step:.2f}-decade grid step (fitted shift {shift:.2f} decades): the fall rests on interpolation; {fit}")
+    return 'supported', f"thresholds {txt} fall by {shift:.2f} decades (fitted; grid step {step:.2f}); {fit}"
+
+# %% ../nbs/06a_verdicts.ipynb #33d87158
 def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (threshold, seed thresholds via `necessity_bracket`)
            seed_thr: dict,          # {n_layer: tuple of per-seed thresholds}
            alpha: float = H3_ALPHA, # 1 - confidence level of the slope interval (0.10: a 90% interval, two one-sided 5% tests)
@@ -404,33 +470,18 @@ def h3_fit(t: pd.DataFrame,         # `depth_table` rows of one variant (thresho
     txt = ', '.join(f"L{r.n_layer}: {r.threshold:.3g}" for r in t.itertuples()) or 'none finite'
     out = dict(slope=np.nan, slope_lo=np.nan, slope_hi=np.nan, shift=np.nan, step=np.nan, n_points=0)
     if len(t) < 2: return {**out, 'verdict': 'inconclusive', 'why': f"thresholds {txt}: fewer than two depths with a finite threshold"}
-    pts = [(math.log2(L), math.log10(x)) for L in t['n_layer'] for x in seed_thr[L] if np.isfinite(x)]
-    n_out = sum(len(seed_thr[L]) for L in t['n_layer']) - len(pts)
+    pts, n_out = _h3_points(t, seed_thr)
     x, y = np.array(pts).T
     if len(pts) < 3 or np.ptp(x) == 0:
         return {**out, 'verdict': 'inconclusive', 'why': f"thresholds {txt}: {len(pts)} seed thresholds, too few to fit a slope"}
-    X = np.stack([np.ones_like(x), x], 1)
-    beta, res = np.linalg.lstsq(X, y, rcond=None)[:2]
-    s2 = float(((y - X @ beta) ** 2).sum()) / (len(x) - 2)
-    se = math.sqrt(s2 * np.linalg.inv(X.T @ X)[1, 1])
-    tq = t_quantile(1 - alpha / 2, len(x) - 2)
-    b = float(beta[1])
+    b, se, tq = _h3_slope(x, y, alpha)
     shift, step = abs(b) * np.ptp(x), float(np.nanmax(t['bracket_decades'])) if t['bracket_decades'].notna().any() else 0.0
     out = dict(slope=b, slope_lo=b - tq * se, slope_hi=b + tq * se, shift=shift, step=step, n_points=len(pts))
     fit = (f"slope {b:+.3f} [{b - tq * se:+.3f}, {b + tq * se:+.3f}] decades per doubling of depth "
            f"(n={len(pts)} seed thresholds{f', {n_out} seed(s) never crossing left out' if n_out else ''}, t={tq:.3g})")
     spread = math.log10(t['threshold'].max() / t['threshold'].min())  # what the reader sees in the list
-    if out['slope_lo'] > -effect:  # any fall is smaller than the smallest effect of interest (or the threshold rises)
-        word = 'rises' if out['slope_lo'] > 0 else 'falls by less than the smallest effect of interest, if at all'
-        return {**out, 'verdict': 'not supported',
-                'why': f"thresholds {txt}: {fit}; its lower end is above −{effect}, so the threshold {word}"}
-    if out['slope_hi'] >= 0:
-        return {**out, 'verdict': 'inconclusive',
-                'why': f"thresholds {txt}: {fit}, an interval that includes 0 and reaches below −{effect}: neither a fall nor its absence is resolved"}
-    if shift <= step:
-        return {**out, 'verdict': 'inconclusive', 'why': f"thresholds {txt} differ by {spread:.2f} decades, less than the "
-                                                         f"{step:.2f}-decade grid step (fitted shift {shift:.2f} decades): the fall rests on interpolation; {fit}"}
-    return {**out, 'verdict': 'supported', 'why': f"thresholds {txt} fall by {shift:.2f} decades (fitted; grid step {step:.2f}); {fit}"}
+    verdict, why = _h3_verdict(out, txt, fit, spread, effect)
+    return {**out, 'verdict': verdict, 'why': why}
 
 # %% ../nbs/06a_verdicts.ipynb #5696f07b
 @per_facet
