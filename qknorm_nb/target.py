@@ -18,13 +18,14 @@ __all__ = ['WORTSMAN', 'ASSUMPTIONS', 'SAME_CORPUS', 'SIZES', 'CONDITIONAL', 'As
 # %% ../nbs/06h_target.ipynb #5478eb8e
 @dataclass(frozen=True)
 class Assumption:
+    "How a change of one configuration field can move the answer, the expected direction where known, and its source."
     why: str              # how a change of this field can move the answer
     direction: str = 'unknown: no run of the basis varied it'  # the expected effect on the edges, where known
     source: str = ''      # where that direction comes from
 
 # %% ../nbs/06h_target.ipynb #a6ee9774
 WORTSMAN = 'Wortsman et al. 2023, Small-scale proxies for large-scale Transformer training instabilities'
-ASSUMPTIONS = {
+_MODEL = {  # the model's shape and vocabulary
     'tokenizer': Assumption('the vocabulary: ℓ0 (ln V) and the output layer change with it, and output-logit divergence, which '
                             'QK-norm cannot help with, lives in that layer',
                             'both arms can fail earlier, at the same LR where output-logit divergence binds first: '
@@ -36,6 +37,10 @@ ASSUMPTIONS = {
     'n_head': Assumption('the head count, hence head_dim, which sets the 1/sqrt(head_dim) scale of the logits'),
     'block_size': Assumption('the context: longer attention rows, whose logits and entropy no run of the basis saw; '
                              'and more tokens a step'),
+}
+
+# %% ../nbs/06h_target.ipynb #49a7364e
+_TRAINING = {  # the optimizer, the batch and the arithmetic
     'batch_size': Assumption('the batch: gradient noise at each step, and more tokens a step; every run of the basis held it fixed'),
     'dtype': Assumption('the precision: rounding in the logits and the softmax that no run of the basis had'),
     'tf32': Assumption('TF32 matmuls: lower precision than the basis ran with'),
@@ -44,6 +49,10 @@ ASSUMPTIONS = {
                                f'{WORTSMAN}, their warm-up study'),
     'grad_clip': Assumption('gradient clipping'), 'weight_decay': Assumption('the weight decay'),
     'min_lr_ratio': Assumption("the schedule's floor"), 'beta2': Assumption("Adam's β2"),
+}
+
+# %% ../nbs/06h_target.ipynb #4a7516c8
+_DATA = {  # the text and how much of it
     'dataset': Assumption("the corpus: a grammar whose long-range structure a small model learns is not natural text",
                           'on the builtin grammar the edges lay lower at 6,100 steps than on TinyStories',
                           'the natural-text page'),
@@ -51,28 +60,33 @@ ASSUMPTIONS = {
                               'the losses (and so the usefulness bar with them), not the runs'),
     'token_budget': Assumption('the run length set in tokens (the steps follow from it): its reach is counted above'),
 }
+ASSUMPTIONS = {**_MODEL, **_TRAINING, **_DATA}  # one entry per configuration field, in this order on the pages
 # The same corpus on both sides (a sample file of TinyStories against the dataset itself) is not a change of corpus
 SAME_CORPUS = Assumption('the same corpus, another slice of it: the basis read a few MB of TinyStories, about twice over at '
                          '6,100 steps; the full run reads 100M tokens of the whole corpus, about once, so it repeats less text')
 
-# %% ../nbs/06h_target.ipynb #5dc63f18
+# %% ../nbs/06h_target.ipynb #6e3443a9
 def _assumption(field: str, v: list) -> Assumption:
+    "The assumption a change of `field` from v[0] to v[1] makes; a field no entry names is one the basis held fixed."
     if field == 'dataset' and corpus_of(v[0]) == corpus_of(v[1]): return SAME_CORPUS  # e.g. a sample file of a corpus and the corpus
     return ASSUMPTIONS.get(field, Assumption('a setting the basis held fixed'))
 
+# %% ../nbs/06h_target.ipynb #6b7ae6fa
 def assumptions(diff: dict,  # {field: [basis value, target value]} (a prediction's `differs_from_rungs`)
                ) -> pd.DataFrame:
     "One row per field in which the target differs from its basis: both values, why it can matter, the expected direction and its source."
     rows = [dict(field=k, basis=v[0], target=v[1], **vars(_assumption(k, v))) for k, v in diff.items()]
     return pd.DataFrame(rows, columns=['field', 'basis', 'target', 'why', 'direction', 'source'])
 
-# %% ../nbs/06h_target.ipynb #157d7a39
+# %% ../nbs/06h_target.ipynb #1b6e89a9
 SIZES = ('steps', 'tokens', 'tokens_per_step')
 
+# %% ../nbs/06h_target.ipynb #2ea51e7f
 def sizes(cfg) -> dict:
     "The size measures of a run configuration: steps, training tokens and tokens a step."
     return dict(steps=cfg.max_iters, tokens=cfg.max_iters * cfg.tokens_per_step, tokens_per_step=cfg.tokens_per_step)
 
+# %% ../nbs/06h_target.ipynb #0ff04412
 def extrapolation(basis,  # the run configurations the prediction rests on
                   target, # the predicted run's configuration
                  ) -> pd.DataFrame:
@@ -83,11 +97,12 @@ def extrapolation(basis,  # the run configurations the prediction rests on
     for r in rows: r['decades_beyond'] = round(max(0.0, math.log10(r['target'] / r['basis_max']), math.log10(r['basis_min'] / r['target'])), 4)
     return pd.DataFrame(rows).set_index('measure')
 
-# %% ../nbs/06h_target.ipynb #b70e07e3
+# %% ../nbs/06h_target.ipynb #36a48699
 CONDITIONAL = ("conditional intervals: each resamples the basis runs' seeds and draws each edge inside its grid bracket, "
                "so it holds only if the trend (or the transfer) holds and none of the assumptions listed moves the answer; "
                "it is not the coverage of the predicted run")
 
+# %% ../nbs/06h_target.ipynb #60f0dbf3
 def reach_words(ex: pd.DataFrame) -> str:
     "How far a prediction reaches, in words: the decades beyond the basis per size measure."
     names = dict(steps='steps', tokens='training tokens', tokens_per_step='tokens a step')
