@@ -21,8 +21,8 @@ from .device import BF16_PAYS, git_info, autocast_for, cpu_bf16_speedup, cpu_mod
 
 # %% auto #0
 __all__ = ['FAST_SETTINGS', 'flops_per_token', 'matmul_peak', 'device_kind', 'fast_config', 'random_tokens', 'baseline_step',
-           'project_step', 'variants', 'make_step', 'time_variants', 'peak_memory_mb', 'bench_config', 'bench',
-           'with_probes', 'papermill_overhead', 'prepare_speed', 'parallelism', 'whole_run', 'environment', 'run_bench',
+           'project_step', 'variants', 'make_step', 'time_variants', 'peak_memory_mb', 'bench_config', 'with_probes',
+           'bench', 'papermill_overhead', 'prepare_speed', 'parallelism', 'whole_run', 'environment', 'run_bench',
            'format_results']
 
 # %% ../nbs/13_bench.ipynb #ef310f89
@@ -31,11 +31,13 @@ def flops_per_token(cfg: RunConfig) -> float:
     N = 12 * cfg.n_layer * cfg.n_embd ** 2 + cfg.vocab_size * cfg.n_embd  # per layer 4d² attention + 8d² MLP; wte = head
     return 6 * N + 12 * cfg.n_layer * cfg.block_size * cfg.n_embd
 
-# %% ../nbs/13_bench.ipynb #ad5f96f6
+# %% ../nbs/13_bench.ipynb #cc4576e2
 def _sync(device: str):
+    "Wait for `device`'s queued work, so a clock read after it times the work (a CPU runs in order: nothing to wait for)."
     if device.startswith('cuda'): torch.cuda.synchronize()
     elif device == 'mps': torch.mps.synchronize()
 
+# %% ../nbs/13_bench.ipynb #4c471c91
 def matmul_peak(device: str = 'cpu', dtype: str = 'float32', n: int = 1024, seconds: float = 1.0) -> float:
     "FLOP/s of an n×n×n matmul in `dtype` on `device`, measured now (the best of repeated timings)."
     dt = dict(float32=torch.float32, bfloat16=torch.bfloat16)[dtype]
@@ -47,7 +49,7 @@ def matmul_peak(device: str = 'cpu', dtype: str = 'float32', n: int = 1024, seco
         _sync(device); best = max(best, 4 * 2 * n ** 3 / (time.perf_counter() - t))
     return best
 
-# %% ../nbs/13_bench.ipynb #6d593279
+# %% ../nbs/13_bench.ipynb #5089fb08
 FAST_SETTINGS = {  # the fastest single-run switches per kind of device (both arms of a study would share them)
     'cpu': dict(dtype='bfloat16', attn_impl='math', fused=True),  # bf16 matmuls (AMX, AVX-512 BF16); SDPA's bf16 backward is slow
     'cpu-fp32': dict(),  # a CPU that emulates bf16 (AVX2 and older): the defaults (fused AdamW measured 0.95× on one)
@@ -56,6 +58,7 @@ FAST_SETTINGS = {  # the fastest single-run switches per kind of device (both ar
     'mps': dict(dtype='bfloat16', fused=True),
 }
 
+# %% ../nbs/13_bench.ipynb #9de62f38
 def device_kind(device: str) -> str:
     "The `FAST_SETTINGS` key of `device`: its type, and for a CPU whether bf16 matmuls pay there (measured)."
     kind = device.split(':')[0]
@@ -140,7 +143,7 @@ def _status_mb(key: str) -> float | None:
             if line.startswith(key + ':'): return int(line.split()[1]) / 1024
     except OSError: return None
 
-# %% ../nbs/13_bench.ipynb #8d67aedc
+# %% ../nbs/13_bench.ipynb #79d3fd83
 def _reset_peak_rss() -> float:
     "Reset the kernel's peak-RSS mark to the current RSS (Linux ≥ 4.0) and return the current RSS in MiB."
     try: open('/proc/self/clear_refs', 'w').write('5')
@@ -148,7 +151,9 @@ def _reset_peak_rss() -> float:
     now = _status_mb('VmRSS')
     return now if now is not None else _maxrss_mb()
 
+# %% ../nbs/13_bench.ipynb #965518ef
 def _peak_rss() -> float:
+    "The peak RSS in MiB since the last reset (`VmHWM`), else the process's lifetime peak."
     hwm = _status_mb('VmHWM')
     return hwm if hwm is not None else _maxrss_mb()
 
@@ -187,13 +192,46 @@ def bench_config(shape: str, device: str, **overrides) -> RunConfig:
     if device_kind(device) == 'cpu-fp32': kw.update(dtype='float32')  # the core preset's bf16 would be emulated, ~10× slower
     return make_config(shape, **{**kw, **overrides})
 
-# %% ../nbs/13_bench.ipynb #ab4a9fe6
+# %% ../nbs/13_bench.ipynb #d28c752f
 def _usable(device: str) -> str:
     "The concrete device, or the sweep's one line (`device_problem`) when this machine does not have it."
     device = resolve_device(device)
     if (why := device_problem(device)): raise ConfigError(why)  # not torch's AssertionError at the first tensor
     return device
 
+# %% ../nbs/13_bench.ipynb #8bbf9a4e
+def with_probes(timed: dict, k: str, probe_every: int) -> float:
+    "Tokens/s of variant k with its probe's time spread over `probe_every` steps (the step's alone without a probe)."
+    if k + ':probe' not in timed or not probe_every: return timed[k]
+    return 1 / (1 / timed[k] + 1 / (probe_every * timed[k + ':probe']))  # seconds per token: step + probe / cadence
+
+# %% ../nbs/13_bench.ipynb #b8cfcca7
+def _describe(k, c):
+    if k == 'baseline': return 'fp32 eager, SDPA, torch AdamW (foreach), no probes'
+    on = [n for n in ('compile', 'fused', 'tf32', 'pin_memory') if getattr(c, n)]
+    return f"{c.dtype}, attention {c.attn_impl}{', ' + ', '.join(on) if on else ''}, probes every {c.probe_every or '-'}"
+
+# %% ../nbs/13_bench.ipynb #8fb7d7fd
+def _closures(vs: dict, tokens, device: str, tokens_per_step: int) -> tuple[dict, dict]:
+    "The step closures to time (a probing variant's probe beside it as `name:probe`) and the tokens each one trains."
+    closures, per_step = {}, {}
+    for k, c in vs.items():
+        if k == 'project-noprobe': continue  # it is project's step: timed once, reported without the probes
+        closures[k], probe = make_step(k, c, tokens, device)
+        per_step[k] = tokens_per_step
+        if probe: closures[k + ':probe'], per_step[k + ':probe'] = probe, tokens_per_step
+    return closures, per_step
+
+# %% ../nbs/13_bench.ipynb #9bb847e7
+def _row(shape: str, k: str, c: RunConfig, cfg: RunConfig, tps: dict, warm: dict, peak: float, device: str, memory: bool) -> dict:
+    "The table row of variant `k` (config `c`) of `shape`: speed, MFU against `peak` FLOP/s, peak memory, warm-up."
+    return dict(shape=shape, variant=k, settings=_describe(k, c), tokens_per_s=tps[k],
+                mfu=tps[k] * flops_per_token(cfg) / peak,
+                peak_mb=peak_memory_mb(k, c, device) if memory and (k != 'fast+compile' or device.startswith('cuda')) else None,
+                warmup_s=warm[k], vs_baseline=tps[k] / tps['baseline'], matmul_peak_gflops=peak / 1e9,
+                batch_size=cfg.batch_size)
+
+# %% ../nbs/13_bench.ipynb #1f6937a7
 def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
           device: str = 'auto',   # 'auto' picks cuda > mps > cpu
           rounds: int = 5,        # interleaved rounds
@@ -208,13 +246,7 @@ def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
     for shape in shapes:
         cfg = bench_config(shape, device, **overrides)
         vs = variants(cfg, device, compile)
-        tokens = random_tokens(cfg.vocab_size)
-        closures, per_step = {}, {}
-        for k, c in vs.items():
-            if k == 'project-noprobe': continue  # it is project's step: timed once, reported without the probes
-            closures[k], probe = make_step(k, c, tokens, device)
-            per_step[k] = cfg.tokens_per_step
-            if probe: closures[k + ':probe'], per_step[k + ':probe'] = probe, cfg.tokens_per_step
+        closures, per_step = _closures(vs, random_tokens(cfg.vocab_size), device, cfg.tokens_per_step)
         log(f"{shape}: {cfg.n_layer} layers, d={cfg.n_embd}, T={cfg.block_size}, B={cfg.batch_size}, "
             f"vocab {cfg.vocab_size}; timing {', '.join(closures)} on {device} ({torch.get_num_threads()} threads)")
         timed, warm = time_variants(closures, device, per_step, rounds, steps_per_round, log=log)
@@ -224,24 +256,8 @@ def bench(shapes=('cpu', 'core'), # presets whose model shapes are measured
         for k, c in vs.items():
             dt = 'float32' if k == 'baseline' else c.dtype
             if dt not in peaks: peaks[dt] = matmul_peak(device, dt)
-            rows.append(dict(shape=shape, variant=k, settings=_describe(k, c), tokens_per_s=tps[k],
-                             mfu=tps[k] * flops_per_token(cfg) / peaks[dt],
-                             peak_mb=peak_memory_mb(k, c, device) if memory and (k != 'fast+compile' or device.startswith('cuda')) else None,
-                             warmup_s=warm[k], vs_baseline=tps[k] / tps['baseline'], matmul_peak_gflops=peaks[dt] / 1e9,
-                             batch_size=cfg.batch_size))
+            rows.append(_row(shape, k, c, cfg, tps, warm, peaks[dt], device, memory))
     return pd.DataFrame(rows)
-
-# %% ../nbs/13_bench.ipynb #289525a6
-def with_probes(timed: dict, k: str, probe_every: int) -> float:
-    "Tokens/s of variant k with its probe's time spread over `probe_every` steps (the step's alone without a probe)."
-    if k + ':probe' not in timed or not probe_every: return timed[k]
-    return 1 / (1 / timed[k] + 1 / (probe_every * timed[k + ':probe']))  # seconds per token: step + probe / cadence
-
-# %% ../nbs/13_bench.ipynb #245c4bf2
-def _describe(k, c):
-    if k == 'baseline': return 'fp32 eager, SDPA, torch AdamW (foreach), no probes'
-    on = [n for n in ('compile', 'fused', 'tf32', 'pin_memory') if getattr(c, n)]
-    return f"{c.dtype}, attention {c.attn_impl}{', ' + ', '.join(on) if on else ''}, probes every {c.probe_every or '-'}"
 
 # %% ../nbs/13_bench.ipynb #e278d4e2
 def _one_step(tmp: Path) -> dict:
@@ -307,7 +323,38 @@ def _cell_params(cfg: RunConfig, shape: str) -> dict:
     base = make_config(shape).to_dict()
     return dict(preset=shape, **{k: v for k, v in cfg.to_dict().items() if v != base.get(k)})
 
-# %% ../nbs/13_bench.ipynb #d3f48b9e
+# %% ../nbs/13_bench.ipynb #04ec1e8a
+def _bare_speed(cfg: RunConfig, tokens, device: str) -> float:
+    "Tokens/s of nanoGPT's bare eager loop over `cfg.max_iters` steps, after three untimed ones (first-call costs)."
+    step, _ = baseline_step(cfg, tokens, device)
+    for _ in range(3): step()
+    _sync(device); t = time.perf_counter()
+    for _ in range(cfg.max_iters): step()
+    _sync(device); return cfg.max_iters * cfg.tokens_per_step / (time.perf_counter() - t)
+
+# %% ../nbs/13_bench.ipynb #606f2824
+def _papermill_seconds(cfg: RunConfig, shape: str, tmp: Path) -> float:
+    "Seconds of the training notebook as a sweep's second cell runs it: in the kernel a first, one-step cell started."
+    from qknorm_nb.kernels import execute_notebook, find_notebook, drop_warm_kernel
+    nb = find_notebook(name='10_train.ipynb')
+    warm = _cell_params(cfg.replace(max_iters=1, warmup_iters=0, eval_iters=1), shape)
+    try:
+        execute_notebook(nb, tmp / 'warm.ipynb', warm | dict(out_dir=str(tmp / 'warm'), seed=cfg.seed + 1), cwd=nb.parent, reuse=True)
+        t = time.perf_counter()
+        execute_notebook(nb, tmp / 'cell.ipynb', _cell_params(cfg, shape) | dict(out_dir=str(tmp / 'cell')), cwd=nb.parent, reuse=True)
+        return time.perf_counter() - t
+    finally: drop_warm_kernel()
+
+# %% ../nbs/13_bench.ipynb #eb1cb167
+def _ratios(out: dict, split: dict) -> dict:
+    "`out` with each speed as a multiple of the bare loop's, and `train`'s time `split` as fractions of its whole."
+    for k in ('train', 'papermill'):
+        if f'{k}_tokens_per_s' in out: out[f'{k}_vs_bare'] = out[f'{k}_tokens_per_s'] / out['bare_tokens_per_s']
+    out['split_fraction'] = {k: v / sum(split.values()) for k, v in split.items()}
+    out['step_vs_bare'] = (out['tokens'] / split['train_step']) / out['bare_tokens_per_s']  # train's own steps, without eval/probes/ckpt
+    return out
+
+# %% ../nbs/13_bench.ipynb #5fe130ce
 def whole_run(shape: str = 'cpu',          # a preset: the cell's shape and schedule
               device: str = 'cpu',
               max_iters: int | None = None, # steps of each run (None: the preset's)
@@ -320,34 +367,13 @@ def whole_run(shape: str = 'cpu',          # a preset: the cell's shape and sche
     cfg = make_config(shape, device=device, data_dir=str(tmp / 'data'), threads=torch.get_num_threads(), **overrides)
     if max_iters: cfg = cfg.replace(max_iters=max_iters, warmup_iters=min(cfg.warmup_iters, max_iters // 10))
     data = prepare(cfg.dataset, cfg.tokenizer, cfg.train_tokens, cfg.val_tokens, cache_dir=tmp / 'data')  # cached once, outside every timing
-    n, tok = cfg.max_iters, cfg.max_iters * cfg.tokens_per_step
-    def bare():
-        step, _ = baseline_step(cfg, data.train, device)
-        for _ in range(3): step()  # first-call costs
-        _sync(device); t = time.perf_counter()
-        for _ in range(n): step()
-        _sync(device); return tok / (time.perf_counter() - t)
-    first = bare()
+    first = _bare_speed(cfg, data.train, device)
     s = train(cfg, tmp / 'inproc')
-    out = dict(shape=shape, overrides=overrides, max_iters=n, threads=torch.get_num_threads(), tokens=tok,
-               train_tokens_per_s=s['tokens_per_s'], time_split=s['time_split'])
-    if papermill:
-        from qknorm_nb.kernels import execute_notebook, find_notebook, drop_warm_kernel
-        nb = find_notebook(name='10_train.ipynb')
-        warm = _cell_params(cfg.replace(max_iters=1, warmup_iters=0, eval_iters=1), shape)
-        try:  # the first notebook starts the kernel; the timed one finds it warm, as a sweep's second cell does
-            execute_notebook(nb, tmp / 'warm.ipynb', warm | dict(out_dir=str(tmp / 'warm'), seed=cfg.seed + 1), cwd=nb.parent, reuse=True)
-            t = time.perf_counter()
-            execute_notebook(nb, tmp / 'cell.ipynb', _cell_params(cfg, shape) | dict(out_dir=str(tmp / 'cell')), cwd=nb.parent, reuse=True)
-            out['papermill_tokens_per_s'] = tok / (time.perf_counter() - t)
-        finally: drop_warm_kernel()
-    out['bare_tokens_per_s'] = (first + bare()) / 2  # before and after: drift between the runs shows in neither alone
-    for k in ('train', 'papermill'):
-        if f'{k}_tokens_per_s' in out: out[f'{k}_vs_bare'] = out[f'{k}_tokens_per_s'] / out['bare_tokens_per_s']
-    sp = s['time_split']
-    out['split_fraction'] = {k: v / sum(sp.values()) for k, v in sp.items()}
-    out['step_vs_bare'] = (tok / sp['train_step']) / out['bare_tokens_per_s']  # train's own steps, without eval/probes/ckpt
-    return out
+    out = dict(shape=shape, overrides=overrides, max_iters=cfg.max_iters, threads=torch.get_num_threads(),
+               tokens=cfg.max_iters * cfg.tokens_per_step, train_tokens_per_s=s['tokens_per_s'], time_split=s['time_split'])
+    if papermill: out['papermill_tokens_per_s'] = out['tokens'] / _papermill_seconds(cfg, shape, tmp)
+    out['bare_tokens_per_s'] = (first + _bare_speed(cfg, data.train, device)) / 2  # before and after: drift between the runs shows in neither alone
+    return _ratios(out, s['time_split'])
 
 # %% ../nbs/13_bench.ipynb #418ecb81
 def environment(device: str) -> dict:
@@ -360,7 +386,24 @@ def environment(device: str) -> dict:
     d['fast_kind'] = device_kind(device)
     return d
 
-# %% ../nbs/13_bench.ipynb #d38723bb
+# %% ../nbs/13_bench.ipynb #7a5a0978
+def _with_cell_share(pm: dict, steps) -> dict:
+    "papermill's overhead `pm` with its share of a whole cpu-preset cell, timed at the project step's measured speed."
+    cpu = steps[(steps['shape'] == 'cpu') & (steps.variant == 'project')]
+    if len(cpu):  # a whole cpu-preset cell: its 300 steps at the project step's measured speed
+        cell_s = make_config('cpu').max_iters * make_config('cpu').tokens_per_step / cpu.tokens_per_s.iloc[0]
+        share = lambda s: s / (cell_s + s)  # of a cell's time with the overhead, what the overhead is
+        pm.update(cpu_cell_s=cell_s, fraction=share(pm['overhead_s']), kept_fraction=share(pm['kept_overhead_s']))
+    return pm
+
+# %% ../nbs/13_bench.ipynb #e48ab163
+def _save(res: dict, out, log):
+    "Write the results as JSON to `out` (its folder made), and say where."
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(res, indent=1, default=float))
+    log(f"saved {out}")
+
+# %% ../nbs/13_bench.ipynb #42bfe344
 def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, rounds: int = 5, steps_per_round: int = 3,
               compile: bool = True, memory: bool = True, overhead: bool = True,
               parallel: bool = False, whole: bool = True, out: str | Path | None = None, log=print,
@@ -373,75 +416,92 @@ def run_bench(shapes=('cpu', 'core'), device: str = 'auto', threads: int = 0, ro
     res['steps'] = df.to_dict('records')
     if overhead:
         log("papermill overhead and data preparation ...")
-        pm = papermill_overhead()
-        cpu = df[(df['shape'] == 'cpu') & (df.variant == 'project')]
-        if len(cpu):  # a whole cpu-preset cell: its 300 steps at the project step's measured speed
-            cell_s = make_config('cpu').max_iters * make_config('cpu').tokens_per_step / cpu.tokens_per_s.iloc[0]
-            share = lambda s: s / (cell_s + s)  # of a cell's time with the overhead, what the overhead is
-            pm.update(cpu_cell_s=cell_s, fraction=share(pm['overhead_s']), kept_fraction=share(pm['kept_overhead_s']))
-        res['papermill'] = pm
+        res['papermill'] = _with_cell_share(papermill_overhead(), df)
         res['prepare'] = prepare_speed()
     if whole:  # a whole cell of the first shape (cpu unless not asked), at its preset's steps
         shape = 'cpu' if 'cpu' in shapes else shapes[0]
         log(f"a whole {shape} cell: bare loop, train, papermill ..."); res['whole_run'] = whole_run(shape, device, **overrides)
     if parallel: log("parallel cells ..."); res['parallelism'] = parallelism()
     log(format_results(res))
-    if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(json.dumps(res, indent=1, default=float))
-        log(f"saved {out}")
+    if out: _save(res, out, log)
     return res
 
-# %% ../nbs/13_bench.ipynb #68b4678f
+# %% ../nbs/13_bench.ipynb #ec3f859e
 class _Absent:
     "A field a results file lacks (saved before it was measured): prints as '–' in any format, and stays absent in arithmetic."
     def __format__(self, spec): return '–'
     def __rmul__(self, other): return self  # 100 * x, the one arithmetic format_results does
 
+# %% ../nbs/13_bench.ipynb #d108f958
 class _Fields(dict):
     "A section of saved results whose missing fields read as `_Absent`: one format for files of every age."
     def __missing__(self, key): return _Absent()
 
-# %% ../nbs/13_bench.ipynb #a8fee60b
+# %% ../nbs/13_bench.ipynb #e6aaaa8d
+def _env_lines(e) -> list[str]:
+    "Where it was measured: date, device, CPU, threads, versions; then which fast settings apply there."
+    return [f"{e['date']}  {e['device']}{' (' + e['gpu'] + ')' if e.get('gpu') else ''}  {e['cpu'] if 'cores' in e['cpu'] else str(e['cpu']) + ', ' + str(e['cores']) + ' cores'}, "
+            f"{e['threads']} threads  torch {e['torch']}  qknorm {e['package']} {(e['git'] or {}).get('commit') or ''}"[:200],
+            f"fast settings: {e['fast_kind']}" + (f" (bf16 matmuls {e['bf16_vs_fp32']:.2f}× fp32's here)" if 'bf16_vs_fp32' in e else '')]  # measured on CPUs only
+
+# %% ../nbs/13_bench.ipynb #e1648279
+def _step_table(df) -> str:
+    "The step table: tokens/s, MFU in %, peak MiB ('-' where not measured) and warm-up seconds of every (shape, variant)."
+    t = df.assign(tok_s=df.tokens_per_s.round(0).astype(int), mfu_pct=(100 * df.mfu).round(1),
+                  peak_mb=df.peak_mb.map(lambda v: '-' if v is None or v != v else f"{v:.0f}"), warmup_s=df.warmup_s.round(1))
+    return t[['shape', 'variant', 'tok_s', 'mfu_pct', 'peak_mb', 'warmup_s', 'settings']].to_string(index=False)
+
+# %% ../nbs/13_bench.ipynb #cb51d0ae
+def _papermill_lines(p) -> list[str]:
+    "papermill's overhead per cell, in a fresh kernel and in a kept one, with its share of a cpu-preset cell when known."
+    return [f"\npapermill: {p['papermill_s']:.1f} s for a one-step cell in a fresh kernel vs {p['inprocess_s']:.1f} s in-process: "
+            f"{p['overhead_s']:.1f} s overhead" + (f", {100 * p['fraction']:.1f}% of a {p['cpu_cell_s']:.0f} s cpu-preset cell"
+                                                  if 'fraction' in p else ''),
+            f"papermill in a kept kernel (the sweep's default): {p['kept_s']:.1f} s: {p['kept_overhead_s']:.1f} s overhead"
+            + (f", {100 * p['kept_fraction']:.1f}% of a cpu-preset cell" if 'cpu_cell_s' in p else '')]
+
+# %% ../nbs/13_bench.ipynb #10908b01
+def _whole_line(w) -> str:
+    "A whole cell against the bare loop: `train`, its steps alone, where its time went, and the papermill cell when timed."
+    sp = ', '.join(f"{k.replace('_', ' ')} {100 * v:.1f}%" for k, v in w['split_fraction'].items())
+    return (f"whole {w['shape']} cell{' ' + str(w['overrides']) if w.get('overrides') else ''}, {w['max_iters']} steps, "
+            f"{w['threads']} threads: bare loop {w['bare_tokens_per_s']:,.0f} tok/s; train {w['train_tokens_per_s']:,.0f} "
+            f"({w['train_vs_bare']:.2f}×; its steps alone {w['step_vs_bare']:.2f}×; time: {sp})"
+            + (f"; through papermill {w['papermill_tokens_per_s']:,.0f} ({w['papermill_vs_bare']:.2f}×)" if 'papermill_vs_bare' in w else ''))
+
+# %% ../nbs/13_bench.ipynb #e7bdcb1f
+def _parallel_line(q) -> str:
+    "Cells side by side (single-thread workers) against one multi-thread cell at a time."
+    return (f"parallelism: {q['cells']} cells, {q['workers']} single-thread at once {q['side_by_side_s']:.0f} s vs "
+            f"one {q['workers']}-thread at a time {q['one_at_a_time_s']:.0f} s: side by side {q['ratio']:.2f}× sooner")
+
+# %% ../nbs/13_bench.ipynb #696cf06e
+def _core_line(core) -> str:
+    "The seed's core matrix (24 runs of the core preset's token budget), projected at the best throughput measured here."
+    best = core.loc[core.tokens_per_s.idxmax()]
+    budget = make_config('core').token_budget
+    return (f"projected core matrix (24 runs × {budget / 1e6:.0f}M tokens) at the best throughput here "
+            f"({best.variant}, {best.tokens_per_s:,.0f} tok/s{', batch ' + str(int(best.get('batch_size', 0))) if best.get('batch_size') else ''}): "
+            f"{24 * budget / best.tokens_per_s / 3600:.2f} h")
+
+# %% ../nbs/13_bench.ipynb #7d9c1810
+def _ratio_lines(df) -> list[str]:
+    "The ratios to baseline, per shape: printed last, where a reader's eye ends."
+    return ["\nspeed vs baseline (fp32 eager nanoGPT step, same process, interleaved):"] + [
+        f"  {shape:5s} " + '  '.join(f"{r.variant} {r.vs_baseline:.2f}×" for r in g.itertuples() if r.variant != 'baseline')
+        for shape, g in df.groupby('shape', sort=False)]
+
+# %% ../nbs/13_bench.ipynb #1f3ce1c3
 def format_results(res: dict) -> str:
     "The results as text: environment, the step table, sweep-level costs, then the ratios to baseline."
     import pandas as pd
     res = {k: _Fields(v) if isinstance(v, dict) else v for k, v in res.items()}
     e, df = res['environment'], pd.DataFrame(res['steps'])
-    lines = [f"{e['date']}  {e['device']}{' (' + e['gpu'] + ')' if e.get('gpu') else ''}  {e['cpu'] if 'cores' in e['cpu'] else str(e['cpu']) + ', ' + str(e['cores']) + ' cores'}, "
-             f"{e['threads']} threads  torch {e['torch']}  qknorm {e['package']} {(e['git'] or {}).get('commit') or ''}"[:200]]
-    lines.append(f"fast settings: {e['fast_kind']}" + (f" (bf16 matmuls {e['bf16_vs_fp32']:.2f}× fp32's here)" if 'bf16_vs_fp32' in e else ''))  # measured on CPUs only
-    lines.append('')
-    t = df.assign(tok_s=df.tokens_per_s.round(0).astype(int), mfu_pct=(100 * df.mfu).round(1),
-                  peak_mb=df.peak_mb.map(lambda v: '-' if v is None or v != v else f"{v:.0f}"), warmup_s=df.warmup_s.round(1))
-    lines.append(t[['shape', 'variant', 'tok_s', 'mfu_pct', 'peak_mb', 'warmup_s', 'settings']].to_string(index=False))
-    if 'papermill' in res:
-        p = res['papermill']
-        lines.append(f"\npapermill: {p['papermill_s']:.1f} s for a one-step cell in a fresh kernel vs {p['inprocess_s']:.1f} s in-process: "
-                     f"{p['overhead_s']:.1f} s overhead" + (f", {100 * p['fraction']:.1f}% of a {p['cpu_cell_s']:.0f} s cpu-preset cell"
-                                                           if 'fraction' in p else ''))
-        lines.append(f"papermill in a kept kernel (the sweep's default): {p['kept_s']:.1f} s: {p['kept_overhead_s']:.1f} s overhead"
-                     + (f", {100 * p['kept_fraction']:.1f}% of a cpu-preset cell" if 'cpu_cell_s' in p else ''))
-    if 'whole_run' in res:
-        w = res['whole_run']
-        sp = ', '.join(f"{k.replace('_', ' ')} {100 * v:.1f}%" for k, v in w['split_fraction'].items())
-        lines.append(f"whole {w['shape']} cell{' ' + str(w['overrides']) if w.get('overrides') else ''}, {w['max_iters']} steps, "
-                     f"{w['threads']} threads: bare loop {w['bare_tokens_per_s']:,.0f} tok/s; train {w['train_tokens_per_s']:,.0f} "
-                     f"({w['train_vs_bare']:.2f}×; its steps alone {w['step_vs_bare']:.2f}×; time: {sp})"
-                     + (f"; through papermill {w['papermill_tokens_per_s']:,.0f} ({w['papermill_vs_bare']:.2f}×)" if 'papermill_vs_bare' in w else ''))
+    lines = _env_lines(e) + ['', _step_table(df)]
+    if 'papermill' in res: lines += _papermill_lines(res['papermill'])
+    if 'whole_run' in res: lines.append(_whole_line(res['whole_run']))
     if 'prepare' in res: lines.append(f"prepare: {res['prepare']['mb_per_s']:.1f} MB/s of text ({res['prepare']['dataset']}, {res['prepare']['tokenizer']})")
-    if 'parallelism' in res:
-        q = res['parallelism']
-        lines.append(f"parallelism: {q['cells']} cells, {q['workers']} single-thread at once {q['side_by_side_s']:.0f} s vs "
-                     f"one {q['workers']}-thread at a time {q['one_at_a_time_s']:.0f} s: side by side {q['ratio']:.2f}× sooner")
+    if 'parallelism' in res: lines.append(_parallel_line(res['parallelism']))
     core = df[df['shape'] == 'core']
-    if len(core):  # the seed's core matrix: 24 runs of the core preset's token budget
-        best = core.loc[core.tokens_per_s.idxmax()]
-        budget = make_config('core').token_budget
-        lines.append(f"projected core matrix (24 runs × {budget / 1e6:.0f}M tokens) at the best throughput here "
-                     f"({best.variant}, {best.tokens_per_s:,.0f} tok/s{', batch ' + str(int(best.get('batch_size', 0))) if best.get('batch_size') else ''}): "
-                     f"{24 * budget / best.tokens_per_s / 3600:.2f} h")
-    lines.append("\nspeed vs baseline (fp32 eager nanoGPT step, same process, interleaved):")
-    for shape, g in df.groupby('shape', sort=False):
-        lines.append(f"  {shape:5s} " + '  '.join(f"{r.variant} {r.vs_baseline:.2f}×" for r in g.itertuples() if r.variant != 'baseline'))
-    return '\n'.join(lines)
+    if len(core): lines.append(_core_line(core))  # the seed's core matrix: 24 runs of the core preset's token budget
+    return '\n'.join(lines + _ratio_lines(df))
