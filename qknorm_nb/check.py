@@ -32,14 +32,17 @@ __all__ = ['RECORD_KIND', 'AXES', 'SCORE_COLUMNS', 'PredictionError', 'when', 'v
            'check_name', 'git_top', 'git_commits', 'git_file', 'git_version', 'committed_at', 'require_committed',
            'run_check', 'parse_sets', 'format_check']
 
-# %% ../nbs/07f_check.ipynb #c95dc229
+# %% ../nbs/07f_check.ipynb #bdb81a89
 RECORD_KIND = 'qknorm-nb check'
 
+# %% ../nbs/07f_check.ipynb #9d779e5a
 class PredictionError(ConfigError):
     "A prediction file (or the check built from it) is not usable; the message names the key and what is wanted."
 
+# %% ../nbs/07f_check.ipynb #adf03cd8
 def _fail(msg): raise PredictionError(msg)
 
+# %% ../nbs/07f_check.ipynb #38aba4ac
 def _get(d: dict, path: str):
     "The value at dotted `path` of `d`; a missing key fails naming it."
     v = d
@@ -49,8 +52,10 @@ def _get(d: dict, path: str):
         v = v[k]
     return v
 
+# %% ../nbs/07f_check.ipynb #d29aa90c
 def _num_or_null(v) -> bool: return v is None or (is_num(v) and math.isfinite(v) and v > 0)
 
+# %% ../nbs/07f_check.ipynb #dac273c7
 def when(s: str) -> datetime.datetime:
     "An ISO 8601 time as an aware datetime (a time without an offset is taken as this machine's local time)."
     t = datetime.datetime.fromisoformat(str(s).replace('Z', '+00:00'))
@@ -148,7 +153,7 @@ def arm_lrs(pred: dict) -> dict:
     return {a: own.get(a, borrowed) for a in fl}
 
 
-# %% ../nbs/07f_check.ipynb #3fd49636
+# %% ../nbs/07f_check.ipynb #03c0c03d
 def _target_fixed(pred: dict) -> dict:
     "The predicted run's fields on top of its preset: target.fixed, plus the token budget when the target's scale is tokens."
     t = pred['target']
@@ -156,11 +161,11 @@ def _target_fixed(pred: dict) -> dict:
     if t['x_name'] == 'tokens' and 'token_budget' not in fixed and 'max_iters' not in fixed: fixed['token_budget'] = int(round(t['x']))
     return fixed
 
+# %% ../nbs/07f_check.ipynb #4d949dbd
 def target_config(pred: dict) -> RunConfig:
     "The config of the run the prediction is for (at lr and qk_norm defaults); its text must be on this machine, as the check trains on it."
     try: return check_sources(make_config(pred['target']['preset'], **_target_fixed(pred)))
     except ConfigError as e: _fail(f"target.fixed: {e}")
-
 
 # %% ../nbs/07f_check.ipynb #a5eccf00
 def _steps(preset, fixed: dict) -> int:
@@ -181,9 +186,10 @@ def _check_tokens(tokens, preset, fixed: dict, full: int):
     if tokens > full: _fail(f"tokens={tokens:,.6g} is more than the predicted run's {full:,} tokens: a check runs the predicted run or a shorter one; {allowed}")
 
 
-# %% ../nbs/07f_check.ipynb #22ca5c9b
+# %% ../nbs/07f_check.ipynb #679ec9ab
 AXES = ('qk_norm', 'lr', 'seed')  # what the check's study varies; neither the target nor overrides may fix them
 
+# %% ../nbs/07f_check.ipynb #ccad4f3a
 def check_spec(pred: dict, # a validated prediction
                overrides: dict|None = None, # config fields on top of the target's (e.g. a tiny shape to try it on a CPU)
                tokens: int|float|None = None, # a shorter (or longer) token budget than the predicted run's; the record says so
@@ -227,18 +233,19 @@ def check_scale(pred: dict, # the prediction
                   f"{', '.join(differs)} differ from the predicted run, so the check tests the code path and the arms' order, not the predicted number")
     return dict(at_predicted_scale=not differs, tokens=tokens, predicted_x=t['x'], x_name=t['x_name'], differs=differs, note=note)
 
-# %% ../nbs/07f_check.ipynb #ebc2ca92
+# %% ../nbs/07f_check.ipynb #ab0b1a62
 SCORE_COLUMNS = ['qk_norm', 'pred_value', 'pred_lo', 'pred_hi', 'lr_trained', 'lr_first_fail', 'censored', 'verdict', 'tells',
                  'edge_predicted', 'edge_observed', 'edge_as_predicted', 'n_cells', 'n_crashed', 'note']
 
+# %% ../nbs/07f_check.ipynb #f7cb26ce
 def _g(x) -> str: return f'{x:.3g}'
 
+# %% ../nbs/07f_check.ipynb #48a10070
 def _interval(q: dict):
     "The predicted failure-LR interval (lo, hi); a missing end is 0 or inf; None when nothing is predicted."
     v, lo, hi = q.get('value'), q.get('lo'), q.get('hi')
     if v is None and lo is None and hi is None: return None
     return (lo if lo is not None else v if v is not None else 0.0), (hi if hi is not None else v if v is not None else math.inf)
-
 
 # %% ../nbs/07f_check.ipynb #628df0d1
 def _arm_verdict(iv, tr, ff) -> tuple[str, str]:
@@ -271,13 +278,8 @@ def _predicted_order(qv: dict, qo: dict) -> str:
 
 
 # %% ../nbs/07f_check.ipynb #0a134460
-def score_check(pred: dict, # the prediction
-                df: pd.DataFrame, # the check's results table (`collect_results`)
-               ) -> pd.DataFrame:
-    "Per arm: the observed failure bracket against the predicted interval, a verdict, what it tells, and whether QK-norm moved the edge as predicted."
-    fl = validate_prediction(pred)['quantities']['failure_lr']
-    crashed = df['status'] == 'failed'
-    ok = df[~crashed]
+def _observed(fl, ok) -> tuple:
+    "(`failure_lr` per arm of the cells that ended, each predicted arm's bracket (lr_trained, lr_first_fail) with a missing end open: 0 or inf)."
     obs = failure_lr(ok, by=('qk_norm',)).set_index('qk_norm') if len(ok) else pd.DataFrame()
     brackets = {}
     for a in fl:
@@ -285,34 +287,51 @@ def score_check(pred: dict, # the prediction
             r = obs.loc[a]
             brackets[a] = (r['lr_trained'] if r['lr_trained'] == r['lr_trained'] else 0.0,
                            r['lr_first_fail'] if r['lr_first_fail'] == r['lr_first_fail'] else math.inf)
-    rows = []
-    for a, q in fl.items():
-        n, nc = int((df['qk_norm'] == a).sum()), int((crashed & (df['qk_norm'] == a)).sum())
-        notes = [f"{nc} cell(s) crashed (status failed) and are left out"] if nc else []
-        if q.get('value') is None: notes.append(f"predicted value null: {q.get('note') or 'no reason given'}")
-        row = dict(qk_norm=a, pred_value=q.get('value'), pred_lo=q.get('lo'), pred_hi=q.get('hi'), n_cells=n, n_crashed=nc,
-                   lr_trained=np.nan, lr_first_fail=np.nan, censored='', edge_predicted=None, edge_observed=None, edge_as_predicted=None)
-        if a not in brackets:
-            row |= dict(verdict='inconclusive: no finished cells', tells='nothing: no cell of this arm ended')
-        else:
-            tr, ff = brackets[a]
-            r, mine = obs.loc[a], ok[ok['qk_norm'] == a]
-            if ff < math.inf and (~failed(mine) & (mine['lr'].astype(float) > ff)).any():
-                notes.append(f"not monotone: an LR above the first failure ({_g(ff)}) trained")
-            verdict, tells = _arm_verdict(_interval(q), tr, ff)
-            row |= dict(lr_trained=r['lr_trained'], lr_first_fail=r['lr_first_fail'], censored=r['censored'], verdict=verdict, tells=tells)
-            if a != OFF and OFF in fl:
-                row['edge_predicted'] = _predicted_order(q, fl[OFF])
-                if OFF in brackets:
-                    row['edge_observed'] = _order(brackets[a], brackets[OFF]) or 'unresolved'
-                    if row['edge_predicted'] != 'unknown' and row['edge_observed'] != 'unresolved':
-                        row['edge_as_predicted'] = row['edge_predicted'] == row['edge_observed']
-        rows.append(row | dict(note='; '.join(notes)))
+    return obs, brackets
+
+# %% ../nbs/07f_check.ipynb #3ac7e70f
+def _edge_order(a, q, fl, brackets) -> dict:
+    "Whether QK-norm moved arm `a`'s edge as predicted: the predicted and observed order against the off arm (None: nothing to say)."
+    row = dict(edge_predicted=None, edge_observed=None, edge_as_predicted=None)
+    if a != OFF and OFF in fl:
+        row['edge_predicted'] = _predicted_order(q, fl[OFF])
+        if OFF in brackets:
+            row['edge_observed'] = _order(brackets[a], brackets[OFF]) or 'unresolved'
+            if row['edge_predicted'] != 'unknown' and row['edge_observed'] != 'unresolved':
+                row['edge_as_predicted'] = row['edge_predicted'] == row['edge_observed']
+    return row
+
+# %% ../nbs/07f_check.ipynb #c5656867
+def _score_row(a, q, fl, df, crashed, obs, brackets) -> dict:
+    "One arm's row of `score_check`: its cells, the observed bracket, the verdict on the predicted interval `q`, and notes on what was left out."
+    n, nc = int((df['qk_norm'] == a).sum()), int((crashed & (df['qk_norm'] == a)).sum())
+    notes = [f"{nc} cell(s) crashed (status failed) and are left out"] if nc else []
+    if q.get('value') is None: notes.append(f"predicted value null: {q.get('note') or 'no reason given'}")
+    row = dict(qk_norm=a, pred_value=q.get('value'), pred_lo=q.get('lo'), pred_hi=q.get('hi'), n_cells=n, n_crashed=nc,
+               lr_trained=np.nan, lr_first_fail=np.nan, censored='', edge_predicted=None, edge_observed=None, edge_as_predicted=None)
+    if a not in brackets:
+        return row | dict(verdict='inconclusive: no finished cells', tells='nothing: no cell of this arm ended', note='; '.join(notes))
+    tr, ff = brackets[a]
+    r, mine = obs.loc[a], df[~crashed & (df['qk_norm'] == a)]
+    if ff < math.inf and (~failed(mine) & (mine['lr'].astype(float) > ff)).any():
+        notes.append(f"not monotone: an LR above the first failure ({_g(ff)}) trained")
+    verdict, tells = _arm_verdict(_interval(q), tr, ff)
+    row |= dict(lr_trained=r['lr_trained'], lr_first_fail=r['lr_first_fail'], censored=r['censored'], verdict=verdict, tells=tells)
+    return row | _edge_order(a, q, fl, brackets) | dict(note='; '.join(notes))
+
+# %% ../nbs/07f_check.ipynb #4f79d98a
+def score_check(pred: dict, # the prediction
+                df: pd.DataFrame, # the check's results table (`collect_results`)
+               ) -> pd.DataFrame:
+    "Per arm: the observed failure bracket against the predicted interval, a verdict, what it tells, and whether QK-norm moved the edge as predicted."
+    fl = validate_prediction(pred)['quantities']['failure_lr']
+    crashed = df['status'] == 'failed'
+    obs, brackets = _observed(fl, df[~crashed])
+    rows = [_score_row(a, q, fl, df, crashed, obs, brackets) for a, q in fl.items()]
     out = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     for c in ('edge_predicted', 'edge_observed', 'edge_as_predicted'):  # None where there is nothing to say, not NaN
         out[c] = pd.Series([r[c] for r in rows], index=out.index, dtype=object)
     return out
-
 
 # %% ../nbs/07f_check.ipynb #9eaa4ae9
 def _measure_verdict(what: str, iv, lo: float, hi: float) -> tuple[str, str]:
@@ -351,7 +370,7 @@ def score_measures(pred: dict, # the prediction
     return pd.DataFrame(rows)
 
 
-# %% ../nbs/07f_check.ipynb #97679d24
+# %% ../nbs/07f_check.ipynb #c46d4534
 def blind_note(after: bool, # the check started after the prediction's made_at
                early: list, # the cells that ended before the prediction was made (or committed)
                unproved: str|None = None, # why git does not prove the prediction came first (None: it does, or no git to ask)
@@ -362,6 +381,7 @@ def blind_note(after: bool, # the check started after the prediction's made_at
           [f"{len(early)} cell(s) ended before the prediction was made (a reused folder)"] * bool(early)
     return 'NOT blind: ' + '; '.join(why) if why else 'every cell ran after the prediction was made' + (f" ({proof})" if proof else '')
 
+# %% ../nbs/07f_check.ipynb #cd9358cf
 def check_order(made: str, # the prediction's made_at
                 started: str, # when the check began
                 ended: dict, # cell -> when it ended (or None)
@@ -381,7 +401,6 @@ def check_order(made: str, # the prediction's made_at
                  note=blind_note(ran > t_made, early, unproved, how))
     return after, blind
 
-
 # %% ../nbs/07f_check.ipynb #3c96df72
 def check_name(pred: dict, digest: str, overrides: dict|None = None, tokens=None) -> str:
     "The check's study name: `<target>-check-<8 hex of the file's sha256>`, with `-t<tokens>` and `-set<hash>` when given."
@@ -393,9 +412,10 @@ def check_name(pred: dict, digest: str, overrides: dict|None = None, tokens=None
     return name
 
 
-# %% ../nbs/07f_check.ipynb #270e46d0
+# %% ../nbs/07f_check.ipynb #65b9bee6
 def _rows(df: pd.DataFrame) -> list[dict]: return json.loads(df.to_json(orient='records', double_precision=15))  # NaN, NA -> null
 
+# %% ../nbs/07f_check.ipynb #697977fb
 def _ended(study_dir: Path, cells: list) -> dict:
     "When each cell's summary.json was written (its run ended), or None."
     out = {}
@@ -404,8 +424,7 @@ def _ended(study_dir: Path, cells: list) -> dict:
         out[c] = datetime.datetime.fromtimestamp(p.stat().st_mtime).astimezone().isoformat(timespec='seconds') if p.exists() else None
     return out
 
-
-# %% ../nbs/07f_check.ipynb #6db91447
+# %% ../nbs/07f_check.ipynb #58f42b39
 def git_top(path) -> Path|None:
     "The top of the git checkout holding `path` (a file or a folder, which need not exist yet); None outside git."
     p = Path(path).resolve()
@@ -415,11 +434,13 @@ def git_top(path) -> Path|None:
     except (subprocess.CalledProcessError, OSError): return None
     return Path(out.stdout.strip()).resolve()
 
+# %% ../nbs/07f_check.ipynb #2a1136f2
 def _git(top: Path, *args) -> subprocess.CompletedProcess|None:
     "git run in the checkout `top`, paths taken literally (a name with '*' is that name); None when git cannot be run."
     try: return subprocess.run(['git', '-C', str(top), '--literal-pathspecs', *args], capture_output=True, text=True)
     except OSError: return None
 
+# %% ../nbs/07f_check.ipynb #2238528d
 def git_commits(path, top: Path|None = None) -> list[tuple[str, datetime.datetime]]:
     "(commit, committer time) of every commit that changed the file `path`, newest first; [] outside git or when never committed."
     p = Path(path).resolve()
@@ -429,6 +450,7 @@ def git_commits(path, top: Path|None = None) -> list[tuple[str, datetime.datetim
     if r is None or r.returncode: return []  # e.g. a checkout with no commit yet
     return [(h, when(t)) for h, t in (line.split() for line in r.stdout.splitlines() if line.strip())]
 
+# %% ../nbs/07f_check.ipynb #2f69812c
 def git_file(path) -> dict:
     "Whether git proves the file `path` as it is on disk: `top`, `commits` (newest first) and `why` (None when the file is its last commit's version, else a sentence naming the file)."
     p = Path(path)
@@ -442,6 +464,7 @@ def git_file(path) -> dict:
     if r is None or r.returncode: return dict(top=top, commits=cs, why=f"{p} differs from {last}")  # 1: differs; else git could not tell
     return dict(top=top, commits=cs, why=None)
 
+# %% ../nbs/07f_check.ipynb #d34118a2
 def git_version(path, commit: str) -> str|None:
     "The text of the file `path` as `commit` holds it (`git show`); None outside git or where that commit has no such file."
     p = Path(path).resolve()
@@ -449,11 +472,13 @@ def git_version(path, commit: str) -> str|None:
     r = _git(top, 'show', f"{commit}:{p.relative_to(top).as_posix()}") if top else None
     return r.stdout if r is not None and r.returncode == 0 else None
 
+# %% ../nbs/07f_check.ipynb #07877a66
 def committed_at(path) -> datetime.datetime|None:
     "When the commit holding the file `path` as it is on disk was made (the last commit that changed it); None when git does not prove it (`git_file`)."
     g = git_file(path)
     return None if g['why'] else g['commits'][0][1]
 
+# %% ../nbs/07f_check.ipynb #24afe7f9
 def require_committed(path, what: str = 'prediction'):
     "Refuse (`PredictionError`, one line naming the file) a `what` whose order git cannot prove; its proof (`git_file`) when it can."
     g, p = git_file(path), Path(path)
@@ -463,6 +488,32 @@ def require_committed(path, what: str = 'prediction'):
     return g
 
 # %% ../nbs/07f_check.ipynb #3b1ef22a
+def _prediction_ref(pred, p, digest, proof) -> dict:
+    "The record's `prediction`: which file (path, hash, made_at), what it predicted, and the commit holding it as it was when the check began."
+    commit = proof['commits'][0] if proof['commits'] and not proof['why'] else (None, None)
+    return dict(path=str(p), sha256=digest, made_at=pred['made_at'], target=pred['target'], basis=pred.get('basis'),
+                failure_lr=pred['quantities']['failure_lr'],
+                git=dict(commit=commit[0], committed_at=commit[1] and commit[1].isoformat(), why=proof['why']))
+
+# %% ../nbs/07f_check.ipynb #17f62840
+def _scored(pred, df) -> dict:
+    "The record's results, failure-LR score and measure scores of the check's cells (empty lists before any cell ended)."
+    return dict(results=_rows(df), score=_rows(score_check(pred, df)) if len(df) else [],
+                measures=_rows(score_measures(pred, df)) if len(df) and pred['check'].get('quantities') else [])
+
+# %% ../nbs/07f_check.ipynb #4b313b17
+def _check_cells(st, res) -> tuple:
+    "(the results table of the check's own cells, when each of them ended (`_ended`)): a reused study folder may hold other cells."
+    ids = [c.id for c in st.cells]
+    df = collect_results(res.study_dir)
+    return df[df['cell'].isin(ids)].reset_index(drop=True), _ended(res.study_dir, ids)
+
+# %% ../nbs/07f_check.ipynb #b0164280
+def _study_ref(st, res, spec, ended) -> dict:
+    "The record's `study`: its name, folder and spec, each cell's state, whether every cell ended, and when each did."
+    return dict(name=st.name, dir=str(res.study_dir), spec=spec, states=res.states, complete=res.complete, cells_ended=ended)
+
+# %% ../nbs/07f_check.ipynb #ebe2f272
 def run_check(pred_path, # the prediction file (JSON)
               runs_dir='runs/fullscale', # the check's study folder goes here
               workers: int|None = None, # cells at once (run_study's default: one per GPU, else per core)
@@ -482,24 +533,14 @@ def run_check(pred_path, # the prediction file (JSON)
     st = load_study(spec)  # every cell's config is checked before anything is written
     scale = check_scale(pred, spec)
     res = run_study(st, runs_dir=runs_dir, workers=workers, progress=progress)
-    ids = [c.id for c in st.cells]
-    df = collect_results(res.study_dir)
-    df = df[df['cell'].isin(ids)].reset_index(drop=True)
-    made, ended = pred['made_at'], _ended(res.study_dir, ids)
-    after, blind = check_order(made, started, ended, proof)
-    commit = proof['commits'][0] if proof['commits'] and not proof['why'] else (None, None)
-    rec = dict(kind=RECORD_KIND, version=qknorm_nb.__version__,
-               prediction=dict(path=str(p), sha256=digest, made_at=made, target=pred['target'], basis=pred.get('basis'),
-                               failure_lr=pred['quantities']['failure_lr'],
-                               git=dict(commit=commit[0], committed_at=commit[1] and commit[1].isoformat(), why=proof['why'])),
+    df, ended = _check_cells(st, res)
+    after, blind = check_order(pred['made_at'], started, ended, proof)
+    rec = dict(kind=RECORD_KIND, version=qknorm_nb.__version__, prediction=_prediction_ref(pred, p, digest, proof),
                checked_at=started, finished_at=now(), after_prediction=after, blind=blind,
-               scale=scale, lrs=arm_lrs(pred), study=dict(name=st.name, dir=str(res.study_dir), spec=spec, states=res.states,
-                                                          complete=res.complete, cells_ended=ended),
-               results=_rows(df), score=_rows(score_check(pred, df)) if len(df) else [],
-               measures=_rows(score_measures(pred, df)) if len(df) and pred['check'].get('quantities') else [])
-    path = res.study_dir/'check.json'
-    rec['record'] = str(path)
-    write_json(path, rec)
+               scale=scale, lrs=arm_lrs(pred), study=_study_ref(st, res, spec, ended),
+               **_scored(pred, df))
+    rec['record'] = str(res.study_dir/'check.json')
+    write_json(res.study_dir/'check.json', rec)
     return rec
 
 # %% ../nbs/07f_check.ipynb #28b8a917
