@@ -8,6 +8,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/kernels.html.md"""
 from __future__ import annotations
 import json, os, queue, signal, socket, threading, time
 from pathlib import Path
+from fastcore.basics import patch
 from .config import RunConfig
 from .files import now
 from .study import SweepError, repo_dir
@@ -34,7 +35,7 @@ def stopping() -> bool:
     "Whether `stop_kernels` was called (and `clear_stop` not yet): running notebooks are being stopped."
     return _stop.is_set()
 
-# %% ../nbs/07b_kernels.ipynb #d9eefa23
+# %% ../nbs/07b_kernels.ipynb #a898f23a
 def stop_kernels():
     "Kill every kernel this process started, and any it starts from now on until `clear_stop`."
     _stop.set()
@@ -43,6 +44,7 @@ def stop_kernels():
         try: os.kill(pid, signal.SIGKILL)
         except ProcessLookupError: pass
 
+# %% ../nbs/07b_kernels.ipynb #ea121abc
 def clear_stop():
     "Let kernels run again (the end of an interrupted sweep)."
     _stop.clear()
@@ -74,7 +76,7 @@ def _kernel_manager(env, cwd, log):
             if _stop.is_set(): os.kill(pid, signal.SIGKILL)
     return CellKernelManager
 
-# %% ../nbs/07b_kernels.ipynb #340afd7a
+# %% ../nbs/07b_kernels.ipynb #823872fe
 _RESET = '''\
 _ns = get_ipython().user_ns  # what `%reset -f` does, without the history (the magic is missing under some shells)
 for _k in [k for k in _ns if k not in get_ipython().user_ns_hidden and not (k.startswith('__') and k.endswith('__'))]: del _ns[_k]
@@ -88,9 +90,12 @@ _os.dup2(_fd, 1); _os.dup2(_fd, 2); _os.close(_fd)
 del _gc, _os, _sys, _fd
 '''
 
-def _kernel_key(env, cwd): return json.dumps({**os.environ, **(env or {})}, sort_keys=True), str(cwd or os.getcwd())
+# %% ../nbs/07b_kernels.ipynb #8f5ba0f6
+def _kernel_key(env, cwd):
+    "What a kept kernel must share with the next notebook to be reused: the whole environment and the folder."
+    return json.dumps({**os.environ, **(env or {})}, sort_keys=True), str(cwd or os.getcwd())
 
-# %% ../nbs/07b_kernels.ipynb #5c0f3a9e
+# %% ../nbs/07b_kernels.ipynb #723bd1ec
 def _wait_ready(kc, alive, timeout: float = 60):
     "Wait until the kernel behind client `kc` answers a `kernel_info` request; `alive()` says whether its process still runs."
     end = time.monotonic() + timeout
@@ -103,7 +108,7 @@ def _wait_ready(kc, alive, timeout: float = 60):
             if not alive(): raise RuntimeError("the kernel died before answering kernel_info")
             if time.monotonic() > end: raise RuntimeError(f"the kernel did not answer kernel_info in {timeout} s")
 
-# %% ../nbs/07b_kernels.ipynb #ea2bd31c
+# %% ../nbs/07b_kernels.ipynb #4ac0e12d
 class WarmKernel:
     "A kernel that one worker keeps for its next notebook, so that kernel start, imports and first-call costs are paid once."
     def __init__(self, env, cwd, log):
@@ -116,35 +121,42 @@ class WarmKernel:
 
     def alive(self) -> bool: return self.km.has_kernel and self.km.provisioner.process.poll() is None
 
-    def prepare(self, log, env):
-        "Make the kept kernel ready for the next notebook, whose kernel output goes to `log`."
-        self.runs += 1
-        with open(log, 'ab') as f:
-            f.write(_kernel_line(f'reused (notebook {self.runs} in it)', {**os.environ, **(env or {})}) + f"# kernel pid {self.pid}\n".encode())
-        from jupyter_client.blocking import BlockingKernelClient
-        kc = BlockingKernelClient()  # a blocking client needs no event loop in this worker thread
-        kc.load_connection_info(self.km.get_connection_info())
-        kc.start_channels()
-        try:
-            _wait_ready(kc, self.alive, timeout=60)
-            msg_id = kc.execute(_RESET.format(cwd=self.cwd, log=str(Path(log).resolve())), store_history=False, allow_stdin=False)
-            while (reply := kc.get_shell_msg(timeout=60))['parent_header'].get('msg_id') != msg_id: pass
-            if reply['content']['status'] != 'ok':
-                raise RuntimeError(f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
-        finally: kc.stop_channels()
+# %% ../nbs/07b_kernels.ipynb #40ecdfa6
+@patch
+def prepare(self: WarmKernel, log, env):
+    "Make the kept kernel ready for the next notebook, whose kernel output goes to `log`."
+    self.runs += 1
+    with open(log, 'ab') as f:
+        f.write(_kernel_line(f'reused (notebook {self.runs} in it)', {**os.environ, **(env or {})}) + f"# kernel pid {self.pid}\n".encode())
+    from jupyter_client.blocking import BlockingKernelClient
+    kc = BlockingKernelClient()  # a blocking client needs no event loop in this worker thread
+    kc.load_connection_info(self.km.get_connection_info())
+    kc.start_channels()
+    try:
+        _wait_ready(kc, self.alive, timeout=60)
+        msg_id = kc.execute(_RESET.format(cwd=self.cwd, log=str(Path(log).resolve())), store_history=False, allow_stdin=False)
+        while (reply := kc.get_shell_msg(timeout=60))['parent_header'].get('msg_id') != msg_id: pass
+        if reply['content']['status'] != 'ok':
+            raise RuntimeError(f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
+    finally: kc.stop_channels()
 
-    def close_clients(self):
-        "Close the channels of the clients papermill opened (it leaves them open on a kernel it did not start)."
-        while self.km.clients: self.km.clients.pop().stop_channels()
+# %% ../nbs/07b_kernels.ipynb #3f1d73a2
+@patch
+def close_clients(self: WarmKernel):
+    "Close the channels of the clients papermill opened (it leaves them open on a kernel it did not start)."
+    while self.km.clients: self.km.clients.pop().stop_channels()
 
-    def shutdown(self):
-        from jupyter_core.utils import run_sync
-        self.close_clients()
-        try: run_sync(self.km.shutdown_kernel)(now=True)
-        except Exception:  # already gone, or its manager's loop is: make sure the process is
-            try: os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError: pass
-        with _kernels_lock: _kernels.discard(self.pid)
+# %% ../nbs/07b_kernels.ipynb #41abd450
+@patch
+def shutdown(self: WarmKernel):
+    "Shut the kernel down (killed if it will not go) and forget its pid."
+    from jupyter_core.utils import run_sync
+    self.close_clients()
+    try: run_sync(self.km.shutdown_kernel)(now=True)
+    except Exception:  # already gone, or its manager's loop is: make sure the process is
+        try: os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError: pass
+    with _kernels_lock: _kernels.discard(self.pid)
 
 # %% ../nbs/07b_kernels.ipynb #071321b8
 _warm, _warm_lock = {}, threading.Lock()  # worker thread id -> its WarmKernel
@@ -167,18 +179,50 @@ def kept_kernels() -> int:
     "How many kept kernels this process holds (one per worker thread at most)."
     with _warm_lock: return len(_warm)
 
-# %% ../nbs/07b_kernels.ipynb #b72f914a
+# %% ../nbs/07b_kernels.ipynb #bfe24be1
 def drop_warm_kernel(thread: int | None = None):
     "Shut down the kept kernel of `thread` (None: this thread), if it has one."
     with _warm_lock: wk = _warm.pop(thread or threading.get_ident(), None)
     if wk is not None: wk.shutdown()
 
+# %% ../nbs/07b_kernels.ipynb #e0119e60
 def shutdown_warm_kernels():
     "Shut down every kept kernel of this process (the end of a sweep)."
     with _warm_lock: ids = list(_warm)
     for t in ids: drop_warm_kernel(t)
 
-# %% ../nbs/07b_kernels.ipynb #3edec510
+# %% ../nbs/07b_kernels.ipynb #1d732ad6
+def _papermill_kw(params: dict, out) -> dict:
+    "papermill's arguments for one notebook run: `params` injected, what the cells print appended to the open file `out`."
+    # the notebook is written at the start, every 30 s and at the end, not around every cell: the run
+    # folder, not the notebook, is the record of a run, and each save costs papermill ~0.1 s. What the
+    # cells print (the training loop's step lines) is appended to `log` as it arrives, by papermill's
+    # stdout_file/stderr_file (its log_output=True would hand it to the `papermill` logger instead,
+    # which a sweep does not configure: stdout dropped, stderr on the sweep's console)
+    return dict(parameters=params, kernel_name='python3', language='python', progress_bar=False,
+                request_save_on_cell_execute=False, autosave_cell_every=30, stdout_file=out, stderr_file=out)
+
+# %% ../nbs/07b_kernels.ipynb #15f571e0
+def _in_kept_kernel(notebook, output, env, cwd, log, kw: dict):
+    "Run `notebook` in this thread's kept kernel; a notebook that fails takes the kernel with it."
+    import papermill as pm
+    wk = _warm_kernel(env, cwd, log)
+    try: pm.execute_notebook(str(notebook), str(output), km=wk.km, **kw)
+    except BaseException:
+        drop_warm_kernel()  # a notebook that failed may leave its kernel in any state: the next one gets a fresh kernel
+        raise
+    finally: wk.close_clients()
+
+# %% ../nbs/07b_kernels.ipynb #67dbb0b6
+def _in_fresh_kernel(notebook, output, env, cwd, log, kw: dict):
+    "Run `notebook` in a kernel of its own; its pid is forgotten when the notebook ends, however it ends."
+    import papermill as pm
+    km = _kernel_manager(env, cwd, log)
+    try: pm.execute_notebook(str(notebook), str(output), kernel_manager_class=km, **kw)
+    finally:
+        with _kernels_lock: _kernels.difference_update(km.pids)
+
+# %% ../nbs/07b_kernels.ipynb #5e56881d
 def execute_notebook(notebook, # the notebook to run
                      output, # where the executed notebook goes
                      params: dict, # papermill parameters
@@ -188,31 +232,13 @@ def execute_notebook(notebook, # the notebook to run
                      reuse: bool = False, # run in this thread's kept kernel (started if needed) instead of a fresh one
                     ):
     "Execute a notebook with papermill in a `python3` kernel started with `env`, in `cwd`, its output to `log`."
-    import papermill as pm
     log = log or os.devnull
     with open(log, 'a', encoding='utf-8', errors='replace') as out:
-        # the notebook is written at the start, every 30 s and at the end, not around every cell: the run
-        # folder, not the notebook, is the record of a run, and each save costs papermill ~0.1 s. What the
-        # cells print (the training loop's step lines) is appended to `log` as it arrives, by papermill's
-        # stdout_file/stderr_file (its log_output=True would hand it to the `papermill` logger instead,
-        # which a sweep does not configure: stdout dropped, stderr on the sweep's console)
-        kw = dict(parameters=params, kernel_name='python3', language='python', progress_bar=False,
-                  request_save_on_cell_execute=False, autosave_cell_every=30, stdout_file=out, stderr_file=out)
-        if reuse:
-            wk = _warm_kernel(env, cwd, log)
-            try: pm.execute_notebook(str(notebook), str(output), km=wk.km, **kw)
-            except BaseException:
-                drop_warm_kernel()  # a notebook that failed may leave its kernel in any state: the next one gets a fresh kernel
-                raise
-            finally: wk.close_clients()
-            return
-        km = _kernel_manager(env, cwd, log)
-        try: pm.execute_notebook(str(notebook), str(output), kernel_manager_class=km, **kw)
-        finally:
-            with _kernels_lock: _kernels.difference_update(km.pids)
+        (_in_kept_kernel if reuse else _in_fresh_kernel)(notebook, output, env, cwd, log, _papermill_kw(params, out))
 
-# %% ../nbs/07b_kernels.ipynb #319f79c2
+# %% ../nbs/07b_kernels.ipynb #c6383e4b
 def _notebook(path, params: str, code: str) -> Path:
+    "Write a notebook of a parameters cell `params` and one code cell `code`."
     import nbformat
     p = nbformat.v4.new_code_cell(params); p.metadata['tags'] = ['parameters']
     nb = nbformat.v4.new_notebook(cells=[p, nbformat.v4.new_code_cell(code)])
@@ -220,13 +246,14 @@ def _notebook(path, params: str, code: str) -> Path:
     nbformat.write(nb, str(path))
     return Path(path)
 
+# %% ../nbs/07b_kernels.ipynb #edffd9d5
 def script_notebook(path, # where to write the .ipynb
                     code: str, # the one code cell after the (empty) parameters cell
                    ) -> Path:
     "A notebook made of an empty parameters cell and `code`: enough for papermill to inject parameters."
     return _notebook(path, '', code)
 
-# %% ../nbs/07b_kernels.ipynb #dbe7ebff
+# %% ../nbs/07b_kernels.ipynb #4c7020d6
 _STANDIN = '''\
 import json, os, time
 from dataclasses import fields
@@ -250,6 +277,7 @@ summary = dict(status=status, l0=5.55, final_val_loss=loss, best_val_loss=min(lo
 (out/'summary.json').write_text(json.dumps(summary))
 '''
 
+# %% ../nbs/07b_kernels.ipynb #7607df06
 def write_standin_notebook(path, # where to write the .ipynb
                            fail: str = '', # code run before the summary is written, e.g. "raise RuntimeError('boom')"
                            log: str = '', # file to which each run appends "<cell> <pid> <time>"
