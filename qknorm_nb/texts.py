@@ -15,11 +15,29 @@ from .data import (DataError, DatasetError, HOLDOUT_EVERY, MIN_TOKENS, check_dat
 # %% auto #0
 __all__ = ['TEXT_HEAD', 'SMALL_TEXT', 'check_text', 'check_texts']
 
-# %% ../nbs/01c_texts.ipynb #d761bd51
+# %% ../nbs/01c_texts.ipynb #90de0255
+def _parquet_problem(f: Path, head: bytes) -> str|None:
+    "Whether `f` is a Parquet file with a `text` column: its magic bytes, then its footer (cheap: no row is read)."
+    if head[:4] != b'PAR1': return f"{f} is not a Parquet file (it does not start with PAR1)"
+    import pyarrow.parquet as pq
+    try: names = pq.ParquetFile(f).schema_arrow.names  # the footer: a torn or fake file fails here, not in a run
+    except Exception as e: return f"{f} is not a readable Parquet file ({type(e).__name__}: {' '.join(str(e).split())})"
+    return None if 'text' in names else f"{f}: no 'text' column (found {names})"
+
+# %% ../nbs/01c_texts.ipynb #6e641d31
+def _jsonl_problem(f: Path, lines: list, whole: bool) -> str|None:
+    "The first line of `lines` that is not a JSON object with a `text` string; `whole`: the lines are the whole file."
+    for i, line in enumerate(lines if whole else lines[:-1], 1):  # the last line of a cut head may be cut too
+        try: jsonl_text(f, i, line)
+        except DataError as e: return str(e)
+    return None
+
+# %% ../nbs/01c_texts.ipynb #0a1d56c6
 TEXT_HEAD = 1 << 20    # bytes of a local text file read to see that it is text
 SMALL_TEXT = 8 << 20   # a text up to this size is split into documents to see that its held-out split is long enough
 
 def _head_problem(f: Path) -> str|None:
+    "What the first MiB of data file `f` shows wrong (None: nothing): not UTF-8, NUL bytes, a bad .jsonl line, not Parquet."
     with open(f, 'rb') as fh: head = fh.read(TEXT_HEAD)
     if f.suffix == '.parquet': return _parquet_problem(f, head)
     try: codecs.getincrementaldecoder('utf-8')().decode(head, final=len(head) < TEXT_HEAD)
@@ -28,20 +46,19 @@ def _head_problem(f: Path) -> str|None:
     if f.suffix == '.jsonl': return _jsonl_problem(f, head.decode('utf-8', 'ignore').split('\n'), whole=len(head) < TEXT_HEAD)
     return None
 
-def _parquet_problem(f: Path, head: bytes) -> str|None:
-    if head[:4] != b'PAR1': return f"{f} is not a Parquet file (it does not start with PAR1)"
-    import pyarrow.parquet as pq
-    try: names = pq.ParquetFile(f).schema_arrow.names  # the footer: a torn or fake file fails here, not in a run
-    except Exception as e: return f"{f} is not a readable Parquet file ({type(e).__name__}: {' '.join(str(e).split())})"
-    return None if 'text' in names else f"{f}: no 'text' column (found {names})"
-
-def _jsonl_problem(f: Path, lines: list, whole: bool) -> str|None:
-    for i, line in enumerate(lines if whole else lines[:-1], 1):  # the last line of a cut head may be cut too
-        try: jsonl_text(f, i, line)
-        except DataError as e: return str(e)
+# %% ../nbs/01c_texts.ipynb #a2ca2797
+def _held_out_problem(path: str) -> str|None:
+    "Whether every 20th document of a small text holds the tokens a validation split needs (None: it does)."
+    n = val = 0
+    try:
+        for i, d in enumerate(local_documents(Path(path), 'all')):  # a bound: each document at most its bytes and the end token
+            n += 1; val += (len(d.encode()) + 1) * (i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1)
+    except DataError as e: return str(e)  # a line that is not a JSON object with a 'text' string, past the first MiB
+    if val < MIN_TOKENS: return (f"holds {n} documents; with no val_dataset every {HOLDOUT_EVERY}th is held out for validation, "
+                                 f"at most {val} tokens, and a run needs {MIN_TOKENS:,}: set val_dataset, or use a longer text")
     return None
 
-# %% ../nbs/01c_texts.ipynb #43ee635e
+# %% ../nbs/01c_texts.ipynb #9c55ab92
 @functools.lru_cache(maxsize=256)
 def _text_problem(path: str, size: int, mtime_ns: int, held_out: bool) -> str|None:
     "What makes the local text `path` unusable for a run (None: nothing); `held_out`: its validation split is every 20th document."
@@ -53,16 +70,9 @@ def _text_problem(path: str, size: int, mtime_ns: int, held_out: bool) -> str|No
     total = sum(f.stat().st_size for f in files)
     if total < MIN_TOKENS: return f"holds {total} bytes: a run needs at least {MIN_TOKENS:,} tokens, and a token is at least one byte"
     if not held_out or total > SMALL_TEXT: return None
-    n = val = 0
-    try:
-        for i, d in enumerate(local_documents(Path(path), 'all')):  # a bound: each document at most its bytes and the end token
-            n += 1; val += (len(d.encode()) + 1) * (i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1)
-    except DataError as e: return str(e)  # a line that is not a JSON object with a 'text' string, past the first MiB
-    if val < MIN_TOKENS: return (f"holds {n} documents; with no val_dataset every {HOLDOUT_EVERY}th is held out for validation, "
-                                 f"at most {val} tokens, and a run needs {MIN_TOKENS:,}: set val_dataset, or use a longer text")
-    return None
+    return _held_out_problem(path)
 
-# %% ../nbs/01c_texts.ipynb #21acc7b4
+# %% ../nbs/01c_texts.ipynb #a0b849c0
 def check_text(v: str, name: str = 'dataset', held_out: bool = False):
     "Raise `DatasetError` naming the field `name` when the local text `v` cannot feed a run (empty, too short, binary); a corpus name passes."
     check_dataset(v, name)
@@ -71,6 +81,7 @@ def check_text(v: str, name: str = 'dataset', held_out: bool = False):
     st = p.stat()
     if (why := _text_problem(str(p), st.st_size, st.st_mtime_ns, held_out)): raise DatasetError(f"{name}={v!r}: {why}")
 
+# %% ../nbs/01c_texts.ipynb #d90f79bb
 def check_texts(cfgs):
     "`check_text` for each distinct text of the configs `cfgs` (their `dataset`, held out or not, and `val_dataset`)."
     for d, v in sorted({(c.dataset, c.val_dataset or '') for c in cfgs}):
