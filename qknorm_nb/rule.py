@@ -15,7 +15,17 @@ from .files import FileError, read_yaml, need
 __all__ = ['BAR_NAMES', 'RULE_VERSION', 'METHODS', 'RULE_ENV', 'RULE', 'bar_function', 'Rule', 'load_rule', 'rule_copy',
            'rule_path']
 
-# %% ../nbs/00c_rule.ipynb #ab9176a9
+# %% ../nbs/00c_rule.ipynb #d7d2093d
+_BIN = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+
+def _value(n, names: dict) -> float:
+    "The value of a checked bar expression's node: walked by hand, so that nothing in a rule file is ever executed."
+    if isinstance(n, ast.Constant): return n.value
+    if isinstance(n, ast.Name): return names[n.id]
+    if isinstance(n, ast.UnaryOp): return -_value(n.operand, names)
+    return _BIN[type(n.op)](_value(n.left, names), _value(n.right, names))
+
+# %% ../nbs/00c_rule.ipynb #2b2b9fbb
 BAR_NAMES = ('best', 'H1', 'H2')  # what a bar may name: l*, the unigram and the bigram entropy (nats per token)
 _OPS = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.USub, ast.Constant, ast.Name, ast.Load)
 
@@ -30,19 +40,11 @@ def bar_function(expr: str, where: str = 'bar'):
             raise ValueError(f"{where}={expr!r} names {n.id!r}; allowed: {', '.join(BAR_NAMES)}")
     return lambda best, h1, h2: float(_value(tree.body, dict(best=best, H1=h1, H2=h2)))
 
-_BIN = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
-
-def _value(n, names: dict) -> float:
-    "The value of a checked bar expression's node: walked by hand, so that nothing in a rule file is ever executed."
-    if isinstance(n, ast.Constant): return n.value
-    if isinstance(n, ast.Name): return names[n.id]
-    if isinstance(n, ast.UnaryOp): return -_value(n.operand, names)
-    return _BIN[type(n.op)](_value(n.left, names), _value(n.right, names))
-
-# %% ../nbs/00c_rule.ipynb #f399120d
+# %% ../nbs/00c_rule.ipynb #1197cf7c
 RULE_VERSION = 2  # the version of the rule this code applies
 METHODS = dict(binomial=('clopper_pearson',), fit=('logistic_mle',))  # the interval methods the code has
 
+# %% ../nbs/00c_rule.ipynb #ce0959cf
 @dataclass(frozen=True)
 class Rule:
     "The analysis rule as the code applies it (every number from `path`)."
@@ -67,21 +69,26 @@ class Rule:
     @property
     def alpha(self) -> float: return 1 - self.level
 
-# %% ../nbs/00c_rule.ipynb #810e5b74
+# %% ../nbs/00c_rule.ipynb #25a65f31
 def _prob(path, d, key, where):
     "A probability-like number in (0, 1) at `where`.`key`."
     v = need(path, d, key, 'finite')
     if not 0 < v < 1: raise FileError(path, f"is {v!r}; it must lie strictly between 0 and 1", f"{where}.{key}")
     return float(v)
 
+# %% ../nbs/00c_rule.ipynb #cef891ee
 def _positive(path, d, key, where=None):
+    "A number above 0 at `where`.`key` (or `key`, at the top level)."
     v = need(path, d, key, 'finite')
     if v <= 0: raise FileError(path, f"is {v!r}; it must be above 0", f"{where}.{key}" if where else key)
     return float(v)
 
+# %% ../nbs/00c_rule.ipynb #ed17f745
 def _section(path, r, key) -> dict:
+    "The rule's section `key`, a mapping."
     return need(path, r, key, 'mapping')
 
+# %% ../nbs/00c_rule.ipynb #5e40e388
 def _criteria(path, r) -> tuple:
     "The checked criteria: bar expressions, their functions and their words."
     crit = _section(path, r, 'criteria')
@@ -94,35 +101,19 @@ def _criteria(path, r) -> tuple:
         except ValueError as e: raise FileError(path, str(e).split('=', 1)[1], f"criteria.{name}.bar") from None
     return bars, fns, words
 
-# %% ../nbs/00c_rule.ipynb #91e7df49
-def load_rule(path) -> Rule:
-    "The analysis rule in `path`, checked: a `FileError` naming the file, key and value the code cannot apply."
-    r = read_yaml(path)
-    if not isinstance(r, dict): raise FileError(path, 'is not a mapping of rule keys')
-    if need(path, r, 'version', 'int') != RULE_VERSION:
-        raise FileError(path, f"is {r['version']}; this code applies version {RULE_VERSION} of the analysis rule", 'version')
-    bars, fns, words = _criteria(path, r)
-    names = tuple(bars)
+# %% ../nbs/00c_rule.ipynb #67342ff3
+def _margins(path, r) -> tuple:
+    "The margin and every margin the threshold is shown at (nats); the margin is one of them."
     margins = need(path, r, 'margins', 'list')
     if not margins or not all(isinstance(m, (int, float)) and not isinstance(m, bool) and m >= 0 for m in margins):
         raise FileError(path, f"is {margins!r}; it must be a non-empty list of margins in nats, each 0 or more", 'margins')
     margin = need(path, r, 'margin', 'finite')
     if margin not in margins: raise FileError(path, f"is {margin!r}; it must be one of the margins {margins}", 'margin')
-    iv = _section(path, r, 'intervals')
-    for k, allowed in METHODS.items(): need(path, iv, k, allowed)
-    d3 = _section(path, r, 'depth_300')
-    cliff, h3, shift = (_section(path, r, k) for k in ('cliff', 'h3', 'shift'))
-    col = _section(path, r, 'collapse')
-    return Rule(str(path), need(path, r, 'useful', names), need(path, r, 'previous_useful', names), bars, fns, words,
-                float(margin), tuple(float(m) for m in margins), _prob(path, iv, 'level', 'intervals'),
-                _prob(path, r, 'near_optimal', 'rule'), _positive(path, r, 'smallest_sensitivity'),
-                _positive(path, r, 'smallest_edge_move'),
-                dict(level=_prob(path, d3, 'level', 'depth_300'), smallest_effect=_positive(path, d3, 'smallest_effect', 'depth_300')),
-                need(path, col, 'criterion', names), _cliff(path, cliff), _h3(path, h3),
-                dict(base=need(path, shift, 'base', 'str'), smallest_effect=_positive(path, shift, 'smallest_effect', 'shift')))
+    return float(margin), tuple(float(m) for m in margins)
 
-# %% ../nbs/00c_rule.ipynb #6d3a56d2
+# %% ../nbs/00c_rule.ipynb #e74e2dc5
 def _cliff(path, c) -> dict:
+    "The cliff section, checked: its study, two arms (off first), its levels and probabilities, its search step."
     arms = need(path, c, 'arms', 'list')
     if len(arms) != 2 or not all(isinstance(a, str) for a in arms): raise FileError(path, f"is {arms!r}; it must name two arms, off first", 'cliff.arms')
     need(path, c, 'fit_from', ('best',))
@@ -130,7 +121,9 @@ def _cliff(path, c) -> dict:
                 **{k: _prob(path, c, k, 'cliff') for k in ('safe_p', 'safe_level', 'needed_p')},
                 search_step=_positive(path, c, 'search_step', 'cliff'))
 
+# %% ../nbs/00c_rule.ipynb #55e06032
 def _h3(path, h) -> dict:
+    "The H3 section, checked: two or more depths, the lr50 measure, at least 100 bootstrap replicates."
     depths = need(path, h, 'depths', 'list')
     if len(depths) < 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in depths):
         raise FileError(path, f"is {depths!r}; it must list two or more depths (whole numbers of layers)", 'h3.depths')
@@ -139,6 +132,29 @@ def _h3(path, h) -> dict:
     if reps < 100: raise FileError(path, f"is {reps}; a percentile interval needs at least 100 replicates", 'h3.replicates')
     return dict(study=need(path, h, 'study', 'str'), depths=tuple(depths), arm=need(path, h, 'arm', 'str'), replicates=reps,
                 level=_prob(path, h, 'level', 'h3'), smallest_effect=_positive(path, h, 'smallest_effect', 'h3'))
+
+# %% ../nbs/00c_rule.ipynb #a5af707a
+def load_rule(path) -> Rule:
+    "The analysis rule in `path`, checked: a `FileError` naming the file, key and value the code cannot apply."
+    r = read_yaml(path)
+    if not isinstance(r, dict): raise FileError(path, 'is not a mapping of rule keys')
+    if need(path, r, 'version', 'int') != RULE_VERSION:
+        raise FileError(path, f"is {r['version']}; this code applies version {RULE_VERSION} of the analysis rule", 'version')
+    bars, fns, words = _criteria(path, r)
+    names = tuple(bars)
+    margin, margins = _margins(path, r)
+    iv = _section(path, r, 'intervals')
+    for k, allowed in METHODS.items(): need(path, iv, k, allowed)
+    d3 = _section(path, r, 'depth_300')
+    cliff, h3, shift = (_section(path, r, k) for k in ('cliff', 'h3', 'shift'))
+    col = _section(path, r, 'collapse')
+    return Rule(str(path), need(path, r, 'useful', names), need(path, r, 'previous_useful', names), bars, fns, words,
+                margin, margins, _prob(path, iv, 'level', 'intervals'),
+                _prob(path, r, 'near_optimal', 'rule'), _positive(path, r, 'smallest_sensitivity'),
+                _positive(path, r, 'smallest_edge_move'),
+                dict(level=_prob(path, d3, 'level', 'depth_300'), smallest_effect=_positive(path, d3, 'smallest_effect', 'depth_300')),
+                need(path, col, 'criterion', names), _cliff(path, cliff), _h3(path, h3),
+                dict(base=need(path, shift, 'base', 'str'), smallest_effect=_positive(path, shift, 'smallest_effect', 'shift')))
 
 # %% ../nbs/00c_rule.ipynb #812243a3
 def rule_copy(src, dst, **changes) -> Path:
