@@ -16,7 +16,7 @@ __all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'R
            'read_json', 'load_json', 'DuplicateKey', 'StudyLoader', 'read_yaml', 'read_jsonl', 'need', 'check_summary',
            'check_run_config', 'split_by', 'sha256', 'now']
 
-# %% ../nbs/00_files.ipynb #952a2569
+# %% ../nbs/00_files.ipynb #4722f0a5
 _fault_visits = {}
 
 def fault_point(name: str): # e.g. 'write:ckpt.pt', 'write:results.csv'
@@ -30,11 +30,12 @@ def fault_point(name: str): # e.g. 'write:ckpt.pt', 'write:results.csv'
     if act == 'enospc' and _fault_visits[name] >= k: raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # a full disk stays full
     if not act and _fault_visits[name] == k: os.kill(os.getpid(), signal.SIGKILL)
 
+# %% ../nbs/00_files.ipynb #3d36e7a5
 def reset_fault_points():
     "Forget how often each fault point was visited (a kept kernel starts each notebook afresh)."
     _fault_visits.clear()
 
-# %% ../nbs/00_files.ipynb #00cb065f
+# %% ../nbs/00_files.ipynb #15412b7e
 def pid_alive(pid) -> bool:
     "Whether a process with this pid runs on this host (a zombie counts as dead)."
     try: os.kill(int(pid), 0)
@@ -44,6 +45,7 @@ def pid_alive(pid) -> bool:
     try: return Path(f'/proc/{int(pid)}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
     except (OSError, IndexError): return True
 
+# %% ../nbs/00_files.ipynb #c1c4e47e
 def wait_gone(pids, timeout: float = 120.0) -> bool:
     "Whether every pid in `pids` has exited, polling until `timeout` seconds: a process being killed takes its time on a busy machine."
     end = time.monotonic() + timeout
@@ -52,11 +54,12 @@ def wait_gone(pids, timeout: float = 120.0) -> bool:
         time.sleep(0.1)
     return True
 
-# %% ../nbs/00_files.ipynb #5a91e958
+# %% ../nbs/00_files.ipynb #3c2b3104
 def _tmp_path(path: Path) -> Path:
     "A temporary name next to `path`, unique per host, process and thread."
     return path.with_name(f".{path.name}.{socket.gethostname()}.{os.getpid()}.{threading.get_ident()}.tmp")
 
+# %% ../nbs/00_files.ipynb #d25efcac
 def remove_stale_tmp(path: Path):
     "Remove temporary files of `path` left by killed writers on this host (their pid no longer runs)."
     path, prefix = Path(path), f".{Path(path).name}.{socket.gethostname()}."
@@ -64,6 +67,7 @@ def remove_stale_tmp(path: Path):
         ids = p.name[len(prefix):-len('.tmp')].split('.') if p.name.startswith(prefix) else []
         if len(ids) == 2 and all(i.isdigit() for i in ids) and not pid_alive(int(ids[0])): p.unlink(missing_ok=True)
 
+# %% ../nbs/00_files.ipynb #dd3147f1
 def replace_atomically(path: Path, # the file to (re)place
                        write,       # write(tmp): writes the whole content to the temporary path `tmp`
                        fault: str | None = None): # the crash tests' hook name; default `write:<file name>`
@@ -80,6 +84,7 @@ def replace_atomically(path: Path, # the file to (re)place
         raise
     remove_stale_tmp(path)
 
+# %% ../nbs/00_files.ipynb #85681cb1
 def atomic_write(path: Path, data: bytes | str):
     "Write `data` to `path` through a temporary file and a rename."
     def write(tmp):
@@ -88,6 +93,7 @@ def atomic_write(path: Path, data: bytes | str):
             f.flush(); os.fsync(f.fileno())
     replace_atomically(Path(path), write)
 
+# %% ../nbs/00_files.ipynb #c5d66f16
 def atomic_save(obj, path: Path, fault: str | None = None):
     "`torch.save(obj)` to `path` through a temporary file and a rename (`fault`: the crash tests' hook name)."
     import torch  # only checkpoints need it; this module stays importable without torch's start-up cost
@@ -95,7 +101,7 @@ def atomic_save(obj, path: Path, fault: str | None = None):
         with open(tmp, 'wb') as f: torch.save(obj, f)  # through a Python file: a full disk is ENOSPC, not torch's "enforce fail"
     replace_atomically(Path(path), write, fault)
 
-# %% ../nbs/00_files.ipynb #3b6a7d57
+# %% ../nbs/00_files.ipynb #c281a850
 def json_safe(o):
     "`o` with non-finite floats replaced by None, so that it is valid JSON."
     if isinstance(o, float): return o if math.isfinite(o) else None
@@ -103,20 +109,24 @@ def json_safe(o):
     if isinstance(o, (list, tuple)): return [json_safe(v) for v in o]
     return o
 
+# %% ../nbs/00_files.ipynb #2f4a2010
 def write_json(path: Path, obj): atomic_write(path, json.dumps(json_safe(obj), indent=1, default=str) + '\n')
 
+# %% ../nbs/00_files.ipynb #e3caf2b4
 def write_jsonl(path: Path, rows: list): atomic_write(path, ''.join(json.dumps(json_safe(r)) + '\n' for r in rows))
 
+# %% ../nbs/00_files.ipynb #16da83b8
 COMPLETE = ('done', 'diverged')  # a run's statuses that end its cell for good: a diverged run is a result
 ENDED = (*COMPLETE, 'failed')    # a cell that will not run again (failed: its kernel or process did, `retries` times)
 
-# %% ../nbs/00_files.ipynb #f088ecff
+# %% ../nbs/00_files.ipynb #1318a5e5
 class FileError(ValueError):
     "A file the package reads cannot be used; the message names the file, the key at fault (if any), the value and what is allowed."
     def __init__(self, path, problem: str, key: str|None = None):
         self.path, self.problem, self.key = str(path), problem, key
         super().__init__(f"{path}: {key} {problem}" if key else f"{path} {problem}")
 
+# %% ../nbs/00_files.ipynb #a34b6933
 def read_text(path) -> str:
     "The UTF-8 text of the file `path`; a `FileError` naming it when it is missing, a folder or not UTF-8 text."
     p = Path(path)
@@ -128,7 +138,7 @@ def read_text(path) -> str:
     except UnicodeDecodeError as e: why = f"is not UTF-8 text (byte {e.start} is {e.object[e.start:e.start + 1]!r}): not the file you meant?"
     raise FileError(p, why)
 
-# %% ../nbs/00_files.ipynb #445fa36a
+# %% ../nbs/00_files.ipynb #5945aa39
 def read_json(path):
     "The content of the JSON file `path`; a `FileError` naming it when it is missing, a folder, not UTF-8, empty or not valid JSON."
     text = read_text(path)
@@ -136,18 +146,20 @@ def read_json(path):
     try: return json.loads(text)
     except json.JSONDecodeError as e: raise FileError(path, f"is not valid JSON ({e.msg}, line {e.lineno}, column {e.colno})") from None
 
+# %% ../nbs/00_files.ipynb #8698a45e
 def load_json(path):
     "The content of a JSON file, or None when it is missing or cannot be read as JSON: a run folder being written is read without a race."
     try: return read_json(path)
     except FileError: return None
 
-# %% ../nbs/00_files.ipynb #a1b2c3d5
+# %% ../nbs/00_files.ipynb #114bfa39
 import re, yaml
 
 class DuplicateKey(yaml.YAMLError):
     "A mapping in a YAML file gives the same key twice (YAML itself would keep the last one, silently)."
     def __init__(self, key, lines): self.key, self.lines = key, lines; super().__init__(f"key {key!r} given twice (lines {lines[0]} and {lines[1]})")
 
+# %% ../nbs/00_files.ipynb #6162e965
 class StudyLoader(yaml.SafeLoader):
     "SafeLoader that also reads `1e-3` as a float and refuses a key given twice in one mapping."
     def construct_mapping(self, node, deep=False):
@@ -160,6 +172,7 @@ class StudyLoader(yaml.SafeLoader):
 StudyLoader.add_implicit_resolver('tag:yaml.org,2002:float', re.compile(r'^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$'),
                                   list('-+0123456789'))
 
+# %% ../nbs/00_files.ipynb #266e2ca7
 def read_yaml(path):
     "The content of the YAML file `path` (read with `StudyLoader`); a `FileError` naming the file when it is missing, a folder, not UTF-8, not valid YAML or gives a key twice."
     text = read_text(path)
@@ -183,15 +196,18 @@ def read_jsonl(path: Path, strict: bool = False) -> list:
         rows.append(row)
     return rows
 
-# %% ../nbs/00_files.ipynb #03b6d4e3
+# %% ../nbs/00_files.ipynb #05dae337
 KINDS = dict(number='a number', finite='a finite number', int='an integer', str='a string', mapping='a mapping', list='a list')
 
+# %% ../nbs/00_files.ipynb #2d97f7d3
 def _is(v, kind) -> bool:
+    "Whether `v` is of `kind`: a bool is no number, and an allowed value matches in type too (1.0 is not 1, True is not 1)."
     if isinstance(kind, tuple): return any(v == k and type(v) == type(k) for k in kind)
     num = isinstance(v, (int, float)) and not isinstance(v, bool)
     return dict(number=num, finite=num and math.isfinite(v), int=isinstance(v, int) and not isinstance(v, bool), str=isinstance(v, str),
                 mapping=isinstance(v, dict), list=isinstance(v, list))[kind]
 
+# %% ../nbs/00_files.ipynb #7991e83a
 def need(path, d: dict, key: str, kind, optional: bool = False):
     "`d[key]` when it is of `kind` (a name in `KINDS`, or a tuple of the allowed values), or absent or null when `optional`; else a `FileError` naming `path`, the key, the value and what is allowed."
     allowed = f"one of {', '.join(map(repr, kind))}" if isinstance(kind, tuple) else KINDS[kind]
@@ -200,12 +216,13 @@ def need(path, d: dict, key: str, kind, optional: bool = False):
     if _is(d[key], kind): return d[key]
     raise FileError(path, f"is {d[key]!r}; it must be {allowed}" + (' (or null)' if optional else ''), key)
 
-# %% ../nbs/00_files.ipynb #824678b8
+# %% ../nbs/00_files.ipynb #caa93a70
 SUMMARY_NUMBERS = ('l0', 'final_val_loss', 'final_val_loss_full', 'best_val_loss', 'max_train_loss', 'peak_train_loss_ratio',
                    'last_max_logit', 'wall_time', 'tokens_per_s')  # null where a run has none; the per-run measures' names: `numbers`
 SUMMARY_COUNTS = ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'final_val_tokens', 'steps', 'tokens', 'attempts')
 RUN_SETTINGS = dict(qk_norm='str', lr='finite', n_layer='int', seed='int')  # a run's config.json: what every table sorts by
 
+# %% ../nbs/00_files.ipynb #828c3a4c
 def check_summary(s, path, numbers=()) -> dict:
     "`s`, read from the summary.json `path`, if a run could have written it: a mapping, a status in `ENDED`, finite l0 and final loss when 'done', numbers where numbers go; else a `FileError`."
     if not isinstance(s, dict): raise FileError(path, f"holds {json.dumps(s)[:40]}, not a JSON object")
@@ -214,6 +231,7 @@ def check_summary(s, path, numbers=()) -> dict:
     for k in SUMMARY_COUNTS: need(path, s, k, 'int', optional=True)
     return s
 
+# %% ../nbs/00_files.ipynb #a6bdace1
 def check_run_config(c, path) -> dict:
     "`c`, read from the config.json `path`, if it holds the settings of a run (`RUN_SETTINGS`); else a `FileError`."
     if not isinstance(c, dict): raise FileError(path, f"holds {json.dumps(c)[:40]}, not a JSON object")
@@ -237,7 +255,7 @@ def split_by(df, # a results table (a pandas DataFrame)
         raise ValueError(f"the rows mix {c} values {', '.join(vals)} where one is expected: split them by {c} first (files.split_by)")
     return list(df.groupby(axis, sort=True, dropna=False))
 
-# %% ../nbs/00_files.ipynb #6433174c
+# %% ../nbs/00_files.ipynb #c534b9cd
 def sha256(path, limit=None) -> str:
     "sha256 of a file (of its first `limit` bytes when given), read in 16 MiB chunks."
     h, left = hashlib.sha256(), limit if limit is not None else float('inf')
@@ -246,6 +264,7 @@ def sha256(path, limit=None) -> str:
             h.update(b); left -= len(b)
     return h.hexdigest()
 
+# %% ../nbs/00_files.ipynb #15a3208d
 def now() -> str:
     "The local time with its UTC offset, to the second (ISO 8601)."
     return datetime.datetime.now().astimezone().isoformat(timespec='seconds')
