@@ -17,7 +17,7 @@ __all__ = ['TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVI
            'is_num', 'validate', 'make_config', 'saved_config', 'default_values', 'run_identity', 'read_literal',
            'given_params', 'check_params', 'config_from_params', 'resolve_device', 'device_problem']
 
-# %% ../nbs/00b_config.ipynb #f9f5492a
+# %% ../nbs/00b_config.ipynb #c4cc6df4
 TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
 HUB_CORPORA = ('tinystories', 'fineweb-edu')  # streamed from the Hugging Face hub (data.HUB says from where)
 CORPORA = ('builtin',) + HUB_CORPORA  # or a path to a local .txt/.jsonl/.parquet file or folder
@@ -27,14 +27,14 @@ DEVICES = ('auto', 'cpu', 'cuda', 'mps')
 LOGGERS = ('none', 'tensorboard', 'wandb')  # run tracking beside metrics.jsonl (optional extras)
 VOCAB_SIZES = {'bytes': 256, 'gpt2': 50304}  # gpt2's 50257 padded up to a multiple of 64, as nanoGPT does
 
+# %% ../nbs/00b_config.ipynb #330891e0
 class ConfigError(ValueError):
     "A config field holds a value that is not allowed; the message names field, value and what is allowed."
 
-# %% ../nbs/00b_config.ipynb #b23edd78
+# %% ../nbs/00b_config.ipynb #08f8ca2c
 @dataclass
-class RunConfig:
-    "Everything that defines one training run (one grid cell of the study)."
-    # --- model (nanoGPT names)
+class _ModelFields:
+    "RunConfig's model fields (nanoGPT names)."
     n_layer: int = 4          # depth: one of the study's axes
     n_head: int = 4
     n_embd: int = 128
@@ -42,7 +42,11 @@ class RunConfig:
     bias: bool = False        # nanoGPT's option; False is cleaner and a little faster
     dropout: float = 0.0      # 0 for the study: dropout would add noise unrelated to QK-norm
     qk_norm: str = 'none'     # the one switch the study varies: one of QK_NORMS
-    # --- optimisation
+
+# %% ../nbs/00b_config.ipynb #ce60933b
+@dataclass
+class _OptimFields(_ModelFields):
+    "RunConfig's optimisation fields (nanoGPT's and Wortsman et al.'s defaults)."
     lr: float = 3e-3          # peak learning rate: the study's main axis
     min_lr_ratio: float = 0.1 # cosine decays to lr * min_lr_ratio (nanoGPT: lr/10)
     warmup_iters: int = 20    # linear warmup steps
@@ -55,14 +59,22 @@ class RunConfig:
     grad_clip: float = 1.0    # global-norm clipping; 0 disables it
     batch_size: int = 16
     z_loss: float = 0.0       # Wortsman's aux loss coefficient (1e-4 there); off in the study
-    # --- data
+
+# %% ../nbs/00b_config.ipynb #61d9074e
+@dataclass
+class _DataFields(_OptimFields):
+    "RunConfig's data fields: which tokens, how many, cached where."
     dataset: str = 'builtin'  # 'builtin', 'tinystories', 'fineweb-edu' or a local file/folder
     val_dataset: str = ''     # optional separate validation source; '' = held out from `dataset`
     tokenizer: str = 'bytes'  # 'bytes' (256 symbols, no download) or 'gpt2' (tiktoken)
     train_tokens: int = 2_000_000  # tokens prepared for training (windows are sampled from them)
     val_tokens: int = 100_000      # tokens prepared for validation
     data_dir: str = ''        # cache for prepared tokens; '' = $QKNORM_DATA or ~/.cache/qknorm_nb/data
-    # --- run
+
+# %% ../nbs/00b_config.ipynb #d1b12372
+@dataclass
+class _RunFields(_DataFields):
+    "RunConfig's run fields: the seed, and how and where the run computes."
     seed: int = 0
     device: str = 'auto'      # 'auto' picks cuda > mps > cpu
     dtype: str = 'float32'    # 'bfloat16' = autocast with fp32 master weights
@@ -72,6 +84,11 @@ class RunConfig:
     tf32: bool = False        # TF32 matmuls on CUDA (ignored on other devices)
     pin_memory: bool = False  # CUDA: batches staged in pinned memory and copied asynchronously
     threads: int = 0          # CPU threads for torch; 0 = torch's default (all cores)
+
+# %% ../nbs/00b_config.ipynb #119a05af
+@dataclass
+class _RecordFields(_RunFields):
+    "RunConfig's record fields: what a run measures and writes, and when."
     eval_every: int = 25      # steps between validation-loss evaluations
     eval_iters: int = 4       # fixed held-out batches per evaluation
     probe_every: int = 25     # steps between probes (attention logits, entropy, outliers); 0 = never
@@ -80,6 +97,11 @@ class RunConfig:
     hopeless_after: float = 1.0  # fraction of max_iters after which val loss >= l0 ends a run as failed; 1 = never (04c_runstate)
     loss_targets: list = field(default_factory=lambda: [2.5, 2.0, 1.5])  # record the first step below each
     log_to: str = 'none'      # also log the run to 'tensorboard' (event files in the run folder) or 'wandb'; 'none'
+
+# %% ../nbs/00b_config.ipynb #90471167
+@dataclass
+class RunConfig(_RecordFields):
+    "Everything that defines one training run (one grid cell of the study)."
 
     def __post_init__(self):
         if self.token_budget and isinstance(self.token_budget, int) and self.token_budget > 0 \
@@ -101,12 +123,17 @@ class RunConfig:
 def is_int(v): return isinstance(v, int) and not isinstance(v, bool)
 def is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 
-# %% ../nbs/00b_config.ipynb #5d0a0156
+# %% ../nbs/00b_config.ipynb #c7ff8c44
 FIELD_TYPES = {f.name: f.type for f in fields(RunConfig)}  # every field -> 'int', 'float', 'bool', 'str' or 'list'; studies, ladders and checks read it too
 
-def _fail(msg): raise ConfigError(msg)
+# %% ../nbs/00b_config.ipynb #71d06420
+def _fail(msg):
+    "Raise the `ConfigError` `msg`: every check below fails through here."
+    raise ConfigError(msg)
 
+# %% ../nbs/00b_config.ipynb #36c6a3e1
 def _check_type(name, v):
+    "Fail unless `v` has the type of field `name`: papermill passes literals and a YAML file may carry strings."
     t = FIELD_TYPES[name]
     if t == 'int' and not is_int(v): _fail(f"{name}={v!r} must be an int")
     if t == 'float':
@@ -118,24 +145,28 @@ def _check_type(name, v):
         if not isinstance(v, (list, tuple)) or not all(is_num(x) and math.isfinite(x) for x in v):
             _fail(f"{name}={v!r} must be a list of numbers")
 
-# %% ../nbs/00b_config.ipynb #906121f4
+# %% ../nbs/00b_config.ipynb #658896bc
 def _check_range(name, v, lo=None, hi=None, lo_open=False, hi_open=False, why=''):
+    "Fail unless `v` lies between `lo` and `hi` (each closed unless marked open; None: no bound)."
     bad = (lo is not None and (v <= lo if lo_open else v < lo)) or (hi is not None and (v >= hi if hi_open else v > hi))
     if bad:
         lb = '' if lo is None else f"{'>' if lo_open else '>='} {lo}"
         hb = '' if hi is None else f"{'<' if hi_open else '<='} {hi}"
         _fail(f"{name}={v!r} is out of range: must be {' and '.join(b for b in (lb, hb) if b)}{why}")
 
+# %% ../nbs/00b_config.ipynb #7c09523a
 def _check_choice(name, v, choices):
+    "Fail unless `v` is one of `choices`, naming them all."
     if v not in choices: _fail(f"{name}={v!r} is not one of {', '.join(map(repr, choices))}")
 
-# %% ../nbs/00b_config.ipynb #4ca2c8a8
+# %% ../nbs/00b_config.ipynb #5be43370
 _RANGES = dict(n_layer=(1,), n_head=(1,), n_embd=(1,), block_size=(2,), batch_size=(1,), max_iters=(1,),
                token_budget=(0,), warmup_iters=(0,), eval_every=(1,), eval_iters=(1,), probe_every=(0,),
                ckpt_every=(0,), log_every=(1,), threads=(0,), hopeless_after=(0, 1, True), seed=(0, 2 ** 31 - 1), train_tokens=(1,), val_tokens=(1,),
                lr=(0, None, True), min_lr_ratio=(0, 1), beta1=(0, 1, False, True), beta2=(0, 1, False, True),
                eps=(0, None, True), weight_decay=(0,), grad_clip=(0,), dropout=(0, 1, False, True), z_loss=(0,))
 
+# %% ../nbs/00b_config.ipynb #0e6984f8
 def validate(c: RunConfig) -> RunConfig:
     "Raise `ConfigError` naming the first bad field of `c`; return `c` when all is well."
     for f in fields(c): _check_type(f.name, getattr(c, f.name))
@@ -168,12 +199,14 @@ PRESETS = {
                   fused=True, tf32=True, pin_memory=True),
 }
 
-# %% ../nbs/00b_config.ipynb #07252476
+# %% ../nbs/00b_config.ipynb #e1464273
 def _unknown(name, known, what='config field', listed='Known fields'):
+    "The `ConfigError` for an unknown name: the closest known one, then all of them."
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ''
     return ConfigError(f"unknown {what} {name!r}{hint} {listed}: {', '.join(known)}")
 
+# %% ../nbs/00b_config.ipynb #401df7e3
 REMOVED_FIELDS = {'diverge_patience': "runs now train to their budget unless their loss is non-finite; "
                                       "see hopeless_after for an opt-in early stop"}  # field -> why it went
 
@@ -199,9 +232,10 @@ def saved_config(d: dict) -> RunConfig:
     "The `RunConfig` of a run folder's `config.json`, also one written before a field was removed (`REMOVED_FIELDS`)."
     return make_config(None, **{k: v for k, v in d.items() if k not in REMOVED_FIELDS})
 
-# %% ../nbs/00b_config.ipynb #3a872c63
+# %% ../nbs/00b_config.ipynb #937e482e
 RUNTIME_FIELDS = ('threads', 'device', 'data_dir', 'log_to')  # how and where a run computes, not what: a resume may change them
 
+# %% ../nbs/00b_config.ipynb #1b642d39
 def default_values() -> dict:
     "Every `RunConfig` field's default value (default factories called)."
     return {f.name: f.default if f.default is not dataclasses.MISSING else f.default_factory() for f in fields(RunConfig)}
@@ -212,9 +246,10 @@ def run_identity(cfg: dict) -> dict:
     d = default_values() | {k: v for k, v in cfg.items() if k in FIELD_TYPES}  # a field since removed cannot make runs differ
     return json.loads(json.dumps(json_safe({k: v for k, v in d.items() if k not in RUNTIME_FIELDS})))
 
-# %% ../nbs/00b_config.ipynb #e02766e4
+# %% ../nbs/00b_config.ipynb #40b0649e
 TRAIN_PARAMS = ('preset', 'out_dir')  # nbs/10_train.ipynb's parameters besides RunConfig's fields
 
+# %% ../nbs/00b_config.ipynb #759143f6
 def read_literal(name: str, # the parameter, for the message
                  v): # its value as papermill passed it
     "A list given as a string (papermill's `-p x '[2.5, 2.0]'` passes the text) read back as a Python literal; else `v`."
@@ -248,7 +283,7 @@ def config_from_params(params: dict, # 'preset' (None: the dataclass defaults), 
     overrides = {k: read_literal(k, v) if FIELD_TYPES[k] == 'list' else v for k, v in params.items() if k in FIELD_TYPES and v is not None}
     return make_config(params.get('preset'), **overrides)
 
-# %% ../nbs/00b_config.ipynb #517881ad
+# %% ../nbs/00b_config.ipynb #d8bf97a2
 def resolve_device(device: str = 'auto') -> str:
     "The concrete torch device for `device` ('auto' picks cuda > mps > cpu)."
     import torch
@@ -257,6 +292,7 @@ def resolve_device(device: str = 'auto') -> str:
     if getattr(torch.backends, 'mps', None) is not None and torch.backends.mps.is_available(): return 'mps'
     return 'cpu'
 
+# %% ../nbs/00b_config.ipynb #01433316
 def device_problem(device: str) -> str|None:
     "Why `device` cannot run on this machine (None: it can): a CUDA or MPS device its torch does not see."
     import torch
