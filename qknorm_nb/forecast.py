@@ -20,24 +20,7 @@ from .scaling import (COLS, COMPARISONS, FLOORS, LOG_Y, QUANTITIES, Q_WORDS, arm
 __all__ = ['KIND', 'METHOD', 'TRANSFER_METHOD', 'predict', 'check_lrs', 'prediction_file', 'point_inside', 'score',
            'compare_measures', 'transfer', 'transfer_file']
 
-# %% ../nbs/06f_forecast.ipynb #fcedec33
-def predict(trend: dict,         # `fit_trend` output
-            x_new: float,        # the scale to predict at
-            level: float = 0.95, # the interval's level (percentiles of the replicate lines at x_new)
-           ) -> dict:
-    "The trend's value at `x_new`, its interval from the replicates, the rungs behind it and how far beyond them it reaches."
-    lx, lmin, lmax = math.log10(x_new), math.log10(trend['x_min']), math.log10(trend['x_max'])
-    ext = max(0.0, lx - lmax, lmin - lx)
-    out = dict(value=np.nan, lo=np.nan, hi=np.nan, n_rungs=trend['n_rungs'], extrapolation_decades=ext)
-    if trend['verdict'] == 'inconclusive': return {**out, 'note': f"not predicted: {trend['reason']}"}
-    back = (lambda z: 10 ** z) if trend['log_y'] else (lambda z: z)
-    p = trend['boot'][:, 0] + trend['boot'][:, 1] * lx  # (n_boot_used,)
-    lo, hi = np.percentile(p, [50 * (1 - level), 50 * (1 + level)])
-    note = [trend['note']] if trend['note'] else []
-    if ext > 0: note.append(f"extrapolates {ext:.2f} decades beyond the rungs, where the line itself is an assumption")
-    v, lo, hi = _cut(trend['quantity'], float(back(trend['intercept'] + trend['slope'] * lx)), float(back(lo)), float(back(hi)), note)
-    return {**out, 'value': v, 'lo': lo, 'hi': hi, 'note': '; '.join(note)}
-
+# %% ../nbs/06f_forecast.ipynb #59e4bb52
 def _cut(quantity, v, lo, hi, note):
     "(v, lo, hi) kept at or above the quantity's floor (`FLOORS`), saying so in `note` (a list) when it cuts."
     f = FLOORS.get(quantity)
@@ -45,16 +28,51 @@ def _cut(quantity, v, lo, hi, note):
     note.append(f"cut at {f:g}, the least value {Q_WORDS[quantity]} can take (the line gave {fmt_num(v)} [{fmt_num(lo)}, {fmt_num(hi)}])")
     return max(v, f), f, max(hi, f)
 
-# %% ../nbs/06f_forecast.ipynb #04dbb817
-def _num(x): return float(x) if x is not None and np.isfinite(x) else None
+# %% ../nbs/06f_forecast.ipynb #96e9f85d
+def _decades_beyond(trend, lx) -> float:
+    "How far log10 x (`lx`) lies beyond the trend's rungs, in decades (0 inside them): out there the line itself is assumed."
+    lmin, lmax = math.log10(trend['x_min']), math.log10(trend['x_max'])
+    return max(0.0, lx - lmax, lmin - lx)
 
+# %% ../nbs/06f_forecast.ipynb #c1a4456c
+def _band(trend, lx, level) -> np.ndarray:
+    "The replicate lines' (lo, hi) percentiles at log10 x, on the fitted scale: the prediction's interval before it is read back."
+    p = trend['boot'][:, 0] + trend['boot'][:, 1] * lx  # (n_boot_used,)
+    return np.percentile(p, [50 * (1 - level), 50 * (1 + level)])
+
+# %% ../nbs/06f_forecast.ipynb #17929e37
+def predict(trend: dict,         # `fit_trend` output
+            x_new: float,        # the scale to predict at
+            level: float = 0.95, # the interval's level (percentiles of the replicate lines at x_new)
+           ) -> dict:
+    "The trend's value at `x_new`, its interval from the replicates, the rungs behind it and how far beyond them it reaches."
+    lx = math.log10(x_new)
+    ext = _decades_beyond(trend, lx)
+    out = dict(value=np.nan, lo=np.nan, hi=np.nan, n_rungs=trend['n_rungs'], extrapolation_decades=ext)
+    if trend['verdict'] == 'inconclusive': return {**out, 'note': f"not predicted: {trend['reason']}"}
+    back = (lambda z: 10 ** z) if trend['log_y'] else (lambda z: z)
+    lo, hi = _band(trend, lx, level)
+    note = [trend['note']] if trend['note'] else []
+    if ext > 0: note.append(f"extrapolates {ext:.2f} decades beyond the rungs, where the line itself is an assumption")
+    v, lo, hi = _cut(trend['quantity'], float(back(trend['intercept'] + trend['slope'] * lx)), float(back(lo)), float(back(hi)), note)
+    return {**out, 'value': v, 'lo': lo, 'hi': hi, 'note': '; '.join(note)}
+
+# %% ../nbs/06f_forecast.ipynb #04057486
+def _num(x): return float(x) if x is not None and np.isfinite(x) else None  # a number for a JSON file: None where not finite
+
+# %% ../nbs/06f_forecast.ipynb #4e494b4d
+def _snapper(per_decade):
+    "v -> v on a log grid of `per_decade` points a decade (v itself without a grid): arms near one LR then share it."
+    return (lambda v: 10 ** (round(math.log10(v) * per_decade) / per_decade)) if per_decade else (lambda v: v)
+
+# %% ../nbs/06f_forecast.ipynb #657a8f37
 def check_lrs(pred: dict,              # a prediction dict (`prediction_file`, `transfer_file`)
               step: float = 10 ** 0.5, # the factor between the check's LRs
               quantities=('failure_lr',), # the predicted LRs the check brackets; a comparison's LRs go to every arm
               per_decade: int|None = None, # snap each predicted LR to a log grid of this many points a decade first (arms then share LRs)
              ) -> dict:
     "Per arm: each predicted LR of `quantities` and one `step` either side, to 3 significant digits, sorted (empty where none is predicted)."
-    snap = (lambda v: 10 ** (round(math.log10(v) * per_decade) / per_decade)) if per_decade else (lambda v: v)
+    snap = _snapper(per_decade)
     at = lambda v: round_lr(snap(v))  # a check LR: on the snap grid, then to a cell id's 3 digits
     arms = list(pred['quantities'].get('failure_lr', {}))
     out = {a: set() for a in arms}
@@ -64,12 +82,34 @@ def check_lrs(pred: dict,              # a prediction dict (`prediction_file`, `
             for b in (arms if q in COMPARISONS else [a]): out.setdefault(b, set()).update(at(snap(p['value']) * step ** k) for k in (-1, 0, 1))
     return {a: sorted(v) for a, v in out.items()}
 
+# %% ../nbs/06f_forecast.ipynb #71c3a39e
 KIND = 'qknorm-nb prediction'  # a prediction file's `kind`, which 07f_check validates
 
 METHOD = ("log-log least squares (y against log10 x for lr_sens and opt_gap) through the rungs' measures, "
           "with a band from {n} bootstrap replicates that resample seeds (arms paired), draw each grid-bracketed "
           "quantity log-uniformly inside its bracket and each mean over seeds from its t distribution")
 
+# %% ../nbs/06f_forecast.ipynb #49e944ca
+def _basis(rungs: list, method: str, n_boot: int, seed: int, level: float) -> dict:
+    "A prediction file's `basis`: the rungs it rests on, the method in a sentence with its replicates, and the bootstrap's settings."
+    return {'rungs': rungs, 'method': method.format(n=n_boot), 'n_boot': n_boot, 'seed': seed, 'level': level}
+
+# %% ../nbs/06f_forecast.ipynb #107a946b
+def _predicted(p: dict, tr: dict) -> dict:
+    "One quantity and arm of a prediction file: `predict`'s output `p` beside the trend `tr` it read, JSON-ready."
+    return {**{k: _num(p[k]) for k in ('value', 'lo', 'hi')}, 'n_rungs': int(p['n_rungs']),
+            'extrapolation_decades': round(float(p['extrapolation_decades']), 4), 'note': p['note'],
+            'trend': tr['verdict'], **{k: _num(tr[k]) for k in ('slope', 'slope_lo', 'slope_hi')},
+            'at_rungs': [_num(v) for v in tr['values']]}
+
+# %% ../nbs/06f_forecast.ipynb #eaa6ed36
+def _target_x(target: dict, x_new) -> float:
+    "The scale a prediction is for: `x_new`, else the target's `x`; a ValueError when the target names another."
+    x_new = float(target['x'] if x_new is None else x_new)
+    if not math.isclose(float(target.get('x', x_new)), x_new): raise ValueError(f"target x={target['x']} but x_new={x_new}")
+    return x_new
+
+# %% ../nbs/06f_forecast.ipynb #a4b95045
 def prediction_file(target: dict,             # the rung or run predicted: name, x_name, any extra keys (x, unless `x_new` gives it)
                     xs, tables,               # the rungs that ran: scale values and results tables
                     x_new: float|None = None, # the scale predicted at (default target['x'])
@@ -82,32 +122,27 @@ def prediction_file(target: dict,             # the rung or run predicted: name,
                     step: float = 10 ** 0.5,  # the check's LR step (`check_lrs`)
                    ) -> dict:
     "The machine-readable prediction: per quantity and arm, value, interval, rungs, extrapolation and notes, and the check's LRs."
-    x_new = float(target['x'] if x_new is None else x_new)
-    if not math.isclose(float(target.get('x', x_new)), x_new): raise ValueError(f"target x={target['x']} but x_new={x_new}")
+    x_new = _target_x(target, x_new)
     names = [f'rung{i}' for i in range(len(xs))] if basis_names is None else list(basis_names)
     ons, caches, qs = [a for a in arms if a != OFF], [{} for _ in tables], {}
     for q in quantities:
         for a in arms_of(q, arms):
             tr = fit_trend(xs, tables, q, a, n_boot, seed, names=names, on=ons, caches=caches)
-            p = predict(tr, x_new, level)
-            qs.setdefault(q, {})[a] = {**{k: _num(p[k]) for k in ('value', 'lo', 'hi')}, 'n_rungs': int(p['n_rungs']),
-                                       'extrapolation_decades': round(float(p['extrapolation_decades']), 4), 'note': p['note'],
-                                       'trend': tr['verdict'], **{k: _num(tr[k]) for k in ('slope', 'slope_lo', 'slope_hi')},
-                                       'at_rungs': [_num(v) for v in tr['values']]}
-    pred = {'kind': KIND, 'made_at': now(), 'target': {**target, 'x': x_new},
-            'basis': {'rungs': [{'name': n, 'x': float(x)} for n, x in zip(names, xs)], 'method': METHOD.format(n=n_boot),
-                      'n_boot': n_boot, 'seed': seed, 'level': level},
+            qs.setdefault(q, {})[a] = _predicted(predict(tr, x_new, level), tr)
+    rungs = [{'name': n, 'x': float(x)} for n, x in zip(names, xs)]
+    pred = {'kind': KIND, 'made_at': now(), 'target': {**target, 'x': x_new}, 'basis': _basis(rungs, METHOD, n_boot, seed, level),
             'quantities': qs}
     pred['check'] = {'step': round(step, 4), 'lrs': check_lrs(pred, step)}
     return json_safe(pred)
 
-# %% ../nbs/06f_forecast.ipynb #9df4e317
+# %% ../nbs/06f_forecast.ipynb #d8e13752
 def point_inside(obs, lo, hi, obs_lo=np.nan, obs_hi=np.nan) -> str:
     "The methods page's rule for one predicted measure: the observed point 'inside' or 'outside' the predicted [lo, hi]; a censored observation (no point; `obs_lo`/`obs_hi` its open interval, 0 or inf on the open side) 'outside' when wholly beyond it, else 'not scored'; 'not predicted' without an interval."
     if lo is None or hi is None or lo != lo or hi != hi: return 'not predicted'
     if obs is not None and obs == obs: return 'inside' if lo <= obs <= hi else 'outside'
     return 'outside' if obs_lo > hi or obs_hi < lo else 'not scored'  # nan compares False: no interval, not scored
 
+# %% ../nbs/06f_forecast.ipynb #3702d01b
 _NO_VALUE = dict(  # why a rung has no value for a measure that carries no censoring flag (a mean over seeds)
     lr_sens="it is a mean over the seeds that ran all seven of Wortsman's LRs, and no seed of this arm ran them all",
     opt_gap="it needs ended runs of both arms at their best LRs, and this rung has none to pair")
@@ -118,6 +153,14 @@ def _unobserved(q: str, c: str) -> str:
     if c == 'no data': return f"not scored: {what}: no LR of its grid gives the runs it is read from"
     return f"not scored: {what}: {_NO_VALUE.get(q, 'no run gives a value for it')}"
 
+# %% ../nbs/06f_forecast.ipynb #49b11986
+def _not_excluded(p: dict, lo: float, hi: float, c: str) -> str:
+    "The words for a censored observation (flag `c`) that the predicted interval reaches past: which side is known, if the grid read it."
+    known = lo if c == 'above' else hi  # censored: only the bound on its open side is known, if the grid read one
+    side = f"{c} {fmt_num(known)}" if np.isfinite(known) and known > 0 else f"{c} the grid, with no bound read"
+    return f"not scored: observed {side} (censored), which the predicted [{fmt_num(p['lo'])}, {fmt_num(p['hi'])}] does not exclude"
+
+# %% ../nbs/06f_forecast.ipynb #e7accc74
 def _verdict(p, o, q: str = ''):
     "The words for one (quantity `q`, arm): `p` the prediction, `o` the observed (value, lo, hi, flag) or None."
     if p['value'] is None: return f"not scored: no prediction ({p.get('note') or 'none made'})"
@@ -130,32 +173,56 @@ def _verdict(p, o, q: str = ''):
     if s == 'outside' and np.isfinite(v): return f"outside: observed {'higher' if v > p['hi'] else 'lower'}"
     if s == 'outside': return f"outside: observed {'higher' if c == 'above' else 'lower'} (censored {c} {fmt_num(lo if c == 'above' else hi)})"
     if s == 'not predicted': return "not scored: the prediction has no interval"
-    known = lo if c == 'above' else hi  # censored: only the bound on its open side is known, if the grid read one
-    side = f"{c} {fmt_num(known)}" if np.isfinite(known) and known > 0 else f"{c} the grid, with no bound read"
-    return f"not scored: observed {side} (censored), which the predicted [{fmt_num(p['lo'])}, {fmt_num(p['hi'])}] does not exclude"
+    return _not_excluded(p, lo, hi, c)
 
+# %% ../nbs/06f_forecast.ipynb #3fac0b3c
+def _observed(obs: pd.DataFrame, a: str, q: str):
+    "Arm `a`'s observed (value, lo, hi, censoring flag) of quantity `q` in `rung_measures` indexed by arm; None where it has none."
+    v, lo, hi, c = COLS[q]
+    if a not in obs.index or v not in obs.columns: return None
+    return float(obs.at[a, v]), float(obs.at[a, lo]), float(obs.at[a, hi]), obs.at[a, c] if c else ''
+
+# %% ../nbs/06f_forecast.ipynb #623e4678
+def _score_row(q: str, a: str, p: dict, o) -> dict:
+    "One row of `score`: prediction `p` beside observation `o` (or None), `inside` and `overlap` (NA where not scored), the verdict."
+    vd = _verdict(p, o, q)
+    scored = not vd.startswith('not scored')
+    pl, ph = (p['lo'], p['hi']) if p['value'] is not None else (np.nan, np.nan)
+    ov, ol, oh = o[:3] if o else (np.nan,) * 3
+    ol, oh = (ol, oh) if not (np.isnan(ol) or np.isnan(oh)) else (ov, ov)  # no interval: the point
+    return dict(quantity=q, arm=a, pred=np.nan if p['value'] is None else p['value'], pred_lo=pl, pred_hi=ph,
+                obs=ov, obs_lo=ol, obs_hi=oh, inside=(vd == 'inside') if scored else pd.NA,
+                overlap=bool(ol <= ph and oh >= pl) if p['value'] is not None and not np.isnan(ol) else pd.NA, verdict=vd)
+
+# %% ../nbs/06f_forecast.ipynb #048390d8
 def score(pred: dict,           # a `prediction_file` dict
           observed: pd.DataFrame, # `rung_measures` of the rung that ran
          ) -> pd.DataFrame:
     "One row per (quantity, arm): predicted and observed value and interval, whether the observation is inside, and the verdict in words."
-    obs, rows = observed.set_index('qk_norm'), []
-    for q, per in pred['quantities'].items():
-        v, lo, hi, c = COLS[q]
-        for a, p in per.items():
-            o = (float(obs.at[a, v]), float(obs.at[a, lo]), float(obs.at[a, hi]), obs.at[a, c] if c else '') \
-                if a in obs.index and v in obs.columns else None
-            vd = _verdict(p, o, q)
-            scored = not vd.startswith('not scored')
-            pl, ph = (p['lo'], p['hi']) if p['value'] is not None else (np.nan, np.nan)
-            ov, ol, oh = o[:3] if o else (np.nan,) * 3
-            ol, oh = (ol, oh) if not (np.isnan(ol) or np.isnan(oh)) else (ov, ov)  # no interval: the point
-            rows.append(dict(quantity=q, arm=a, pred=np.nan if p['value'] is None else p['value'], pred_lo=pl, pred_hi=ph,
-                             obs=ov, obs_lo=ol, obs_hi=oh, inside=(vd == 'inside') if scored else pd.NA,
-                             overlap=bool(ol <= ph and oh >= pl) if p['value'] is not None and not np.isnan(ol) else pd.NA,
-                             verdict=vd))
+    obs = observed.set_index('qk_norm')
+    rows = [_score_row(q, a, p, _observed(obs, a, q)) for q, per in pred['quantities'].items() for a, p in per.items()]
     return pd.DataFrame(rows).astype({'inside': 'boolean', 'overlap': 'boolean'})
 
-# %% ../nbs/06f_forecast.ipynb #ec4e1e0b
+# %% ../nbs/06f_forecast.ipynb #7951b34f
+def _resolved(names, al, ah, bl, bh) -> str:
+    "Whether rung b's interval [bl, bh] lies wholly above or below a's [al, ah], in words: only a disjoint pair is called resolved."
+    if bl > ah or al > bh: return f"{names[1]} {'higher' if bl > ah else 'lower'}"
+    return 'not resolved: the intervals overlap'
+
+# %% ../nbs/06f_forecast.ipynb #0abb7b35
+def _pair_row(q: str, arm: str, A: pd.DataFrame, B: pd.DataFrame, names) -> dict|None:
+    "One row of `compare_measures`: both rungs' value and interval of `q` for `arm`, and the verdict; None for a comparison's off row."
+    v, lo, hi, c = COLS[q]
+    (av, al, ah), (bv, bl, bh) = [(float(T.at[arm, v]), float(T.at[arm, lo]), float(T.at[arm, hi])) for T in (A, B)]
+    if any(np.isnan(x) for x in (al, ah, bl, bh)):  # the off row of a comparison, or a measure without an interval
+        if q in COMPARISONS and arm == OFF: return None
+        verdict = 'not compared: a rung has no interval'
+    else: verdict = _resolved(names, al, ah, bl, bh)
+    return dict(quantity=q, arm=arm, **{names[0]: av, f'{names[0]}_lo': al, f'{names[0]}_hi': ah,
+                                        names[1]: bv, f'{names[1]}_lo': bl, f'{names[1]}_hi': bh},
+                flags=' / '.join(str(T.at[arm, c]) or '-' for T in (A, B)) if c else '', verdict=verdict)
+
+# %% ../nbs/06f_forecast.ipynb #5e26909c
 def compare_measures(a: pd.DataFrame, b: pd.DataFrame, # two rungs' `rung_measures`
                      names=('a', 'b'),                 # how the verdicts name them
                      quantities=None,                  # the quantities compared (None: every one both have)
@@ -163,25 +230,58 @@ def compare_measures(a: pd.DataFrame, b: pd.DataFrame, # two rungs' `rung_measur
     "Per (quantity, arm): each rung's value and interval, and whether the intervals are disjoint (which rung is higher)."
     A, B, rows = a.set_index('qk_norm'), b.set_index('qk_norm'), []
     for q in QUANTITIES if quantities is None else quantities:
-        v, lo, hi, c = COLS[q]
-        if v not in A.columns or v not in B.columns: continue
+        if COLS[q][0] not in A.columns or COLS[q][0] not in B.columns: continue
         for arm in [x for x in A.index if x in B.index]:
-            (av, al, ah), (bv, bl, bh) = [(float(T.at[arm, v]), float(T.at[arm, lo]), float(T.at[arm, hi])) for T in (A, B)]
-            if any(np.isnan(x) for x in (al, ah, bl, bh)):  # the off row of a comparison, or a measure without an interval
-                if q in COMPARISONS and arm == OFF: continue
-                verdict = 'not compared: a rung has no interval'
-            elif bl > ah or al > bh: verdict = f"{names[1]} {'higher' if bl > ah else 'lower'}"
-            else: verdict = 'not resolved: the intervals overlap'
-            rows.append(dict(quantity=q, arm=arm, **{names[0]: av, f'{names[0]}_lo': al, f'{names[0]}_hi': ah,
-                                                     names[1]: bv, f'{names[1]}_lo': bl, f'{names[1]}_hi': bh},
-                             flags=' / '.join(str(T.at[arm, c]) or '-' for T in (A, B)) if c else '', verdict=verdict))
+            row = _pair_row(q, arm, A, B, names)
+            if row is not None: rows.append(row)
     return pd.DataFrame(rows)
 
-# %% ../nbs/06f_forecast.ipynb #aee0f6c7
+# %% ../nbs/06f_forecast.ipynb #ebd8b712
 TRANSFER_METHOD = ("the base rung's measure moved by the axis rungs' ratio (difference for lr_sens and opt_gap), with an "
                    "interval from {n} bootstrap replicates of each of the three rungs (seeds resampled, arms paired, each "
                    "grid-bracketed quantity drawn log-uniformly inside its bracket and each mean over seeds from its t distribution)")
 
+# %% ../nbs/06f_forecast.ipynb #90c762a0
+def _points(tables, caches, arm, on, qs, alpha, logit_level) -> list:
+    "Each rung's point measures for `arm` (its row of `rung_measures`), memoised in the rung's cache under `fit_trend`'s key."
+    pts = []
+    for t, c in zip(tables, caches):
+        key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
+        if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
+        pts.append(c[key].set_index('qk_norm').loc[arm])
+    return pts
+
+# %% ../nbs/06f_forecast.ipynb #273ba645
+def _unmoved(quantity: str, arm: str, pts: list, names) -> str|None:
+    "Why the rungs' points cannot be moved (a rung censored, or not above 0 on a log scale), or None when all can."
+    v = COLS[quantity][0]
+    for p, n in zip(pts, names):
+        if not np.isfinite(p[v]): return f"not predicted: {why_censored(quantity, arm, p, n)}"
+        if LOG_Y[quantity] and p[v] <= 0: return f"not predicted: rung {n}: {quantity} of {arm!r} is {p[v]:.3g} <= 0, which has no log"
+    return None
+
+# %% ../nbs/06f_forecast.ipynb #53b641e5
+def _left_out(ys: np.ndarray, n_boot: int, names) -> str:
+    "How many replicates lack a value at some rung, and at which rung most often ('' when none lacks one)."
+    ok = np.isfinite(ys).all(1)
+    if ok.all(): return ''
+    w = int(np.argmax((~np.isfinite(ys)).sum(0)))
+    return f"{int((~ok).sum())} of {n_boot} replicates lack a value at some rung (most often {names[w]})"
+
+# %% ../nbs/06f_forecast.ipynb #4e7d2ea9
+def _moved(ys: np.ndarray, level: float) -> tuple:
+    "Percentile intervals, on the fitted scale, of the moved measure (base + end − start) and of the axis's shift (end − start)."
+    d, s = ys[:, 0] + ys[:, 2] - ys[:, 1], ys[:, 2] - ys[:, 1]  # (n_used,) the moved measure and the axis's shift
+    q = [50 * (1 - level), 50 * (1 + level)]
+    return np.percentile(d, q), np.percentile(s, q)
+
+# %% ../nbs/06f_forecast.ipynb #e112d25a
+def _transferable(quantity: str, arm: str):
+    "A ValueError unless `quantity` is known and, where it compares the arms, `arm` is a variant."
+    if quantity not in QUANTITIES: raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
+    if quantity in COMPARISONS and arm == OFF: raise ValueError(f"{quantity} compares the arms: give a variant as arm, not {OFF!r}")
+
+# %% ../nbs/06f_forecast.ipynb #b104afb5
 def transfer(base: pd.DataFrame,      # results of the shape predicted, at the axis's start
              start: pd.DataFrame,     # results of the axis's shape at the same place (e.g. the same steps) as `base`
              end: pd.DataFrame,       # results of the axis's shape where the prediction is for
@@ -197,40 +297,39 @@ def transfer(base: pd.DataFrame,      # results of the shape predicted, at the a
              caches: list|None = None, # one memo dict per table, shared by calls on the same three tables
             ) -> dict:
     "`base`'s measure moved by what the axis did on another shape, y_base·y_end/y_start (log quantities) or y_base + y_end − y_start, with its interval."
-    if quantity not in QUANTITIES: raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
-    if quantity in COMPARISONS and arm == OFF: raise ValueError(f"{quantity} compares the arms: give a variant as arm, not {OFF!r}")
+    _transferable(quantity, arm)
     tables, names, log_y = [base, start, end], list(names), LOG_Y[quantity]
     on = (arm if arm != OFF else None) if on is None else on
     qs, caches = (quantity,), caches if caches is not None else [{} for _ in tables]
-    v = COLS[quantity][0]
-    pts = []
-    for t, c in zip(tables, caches):
-        key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
-        if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
-        pts.append(c[key].set_index('qk_norm').loc[arm])
-    out = dict(quantity=quantity, arm=arm, names=names, log_y=log_y, at_rungs=[float(p[v]) for p in pts],
+    pts = _points(tables, caches, arm, on, qs, alpha, logit_level)
+    out = dict(quantity=quantity, arm=arm, names=names, log_y=log_y, at_rungs=[float(p[COLS[quantity][0]]) for p in pts],
                value=np.nan, lo=np.nan, hi=np.nan, shift=np.nan, shift_lo=np.nan, shift_hi=np.nan, n_boot=n_boot, n_boot_used=0)
-    fwd, back = (np.log10, lambda z: 10 ** z) if log_y else ((lambda y: y), (lambda z: z))
-    for p, n in zip(pts, names):
-        if not np.isfinite(p[v]): return {**out, 'note': f"not predicted: {why_censored(quantity, arm, p, n)}"}
-        if log_y and p[v] <= 0: return {**out, 'note': f"not predicted: rung {n}: {quantity} of {arm!r} is {p[v]:.3g} <= 0, which has no log"}
+    if why := _unmoved(quantity, arm, pts, names): return {**out, 'note': why}
+    return _move(out, tables, caches, n_boot, seed, on, alpha, logit_level, level)
+
+# %% ../nbs/06f_forecast.ipynb #d8e13325
+def _move(out: dict, tables, caches, n_boot, seed, on, alpha, logit_level, level) -> dict:
+    "`transfer`'s result `out` with the moved value, its interval from the replicates and the axis's shift (the points all move)."
+    quantity, arm, names = out['quantity'], out['arm'], out['names']
+    fwd, back = (np.log10, lambda z: 10 ** z) if out['log_y'] else ((lambda y: y), (lambda z: z))
     y = fwd(np.array(out['at_rungs']))
     with np.errstate(divide='ignore', invalid='ignore'):
-        ys = fwd(boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs))  # (n_boot, 3)
-    ok, note = np.isfinite(ys).all(1), []
-    if not ok.all():
-        w = int(np.argmax((~np.isfinite(ys)).sum(0)))
-        msg = f"{int((~ok).sum())} of {n_boot} replicates lack a value at some rung (most often {names[w]})"
-        if ok.sum() < n_boot / 2: return {**out, 'note': f"not predicted: {msg}: the interval would describe a minority of the replicates"}
-        note.append(msg + "; they are left out, so the interval is conditional on the rest")
-    d, s = ys[ok, 0] + ys[ok, 2] - ys[ok, 1], ys[ok, 2] - ys[ok, 1]  # (n_used,) the moved measure and the axis's shift
-    q = [50 * (1 - level), 50 * (1 + level)]
-    (lo, hi), (slo, shi) = np.percentile(d, q), np.percentile(s, q)
+        ys = fwd(boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, (quantity,)))  # (n_boot, 3)
+    ok, note, msg = np.isfinite(ys).all(1), [], _left_out(ys, n_boot, names)
+    if msg and ok.sum() < n_boot / 2: return {**out, 'note': f"not predicted: {msg}: the interval would describe a minority of the replicates"}
+    if msg: note.append(msg + "; they are left out, so the interval is conditional on the rest")
+    (lo, hi), (slo, shi) = _moved(ys[ok], level)
     val, lo, hi = _cut(quantity, float(back(y[0] + y[2] - y[1])), float(back(lo)), float(back(hi)), note)
     return {**out, 'value': val, 'lo': lo, 'hi': hi, 'shift': float(back(y[2] - y[1])), 'shift_lo': float(back(slo)),
             'shift_hi': float(back(shi)), 'n_boot_used': int(ok.sum()), 'note': '; '.join(note)}
 
-# %% ../nbs/06f_forecast.ipynb #adceb4fb
+# %% ../nbs/06f_forecast.ipynb #a2dc0a05
+def _transferred(m: dict) -> dict:
+    "One quantity and arm of a transfer's prediction file: `transfer`'s output `m`, JSON-ready, in the keys `prediction_file` uses."
+    return {**{k: _num(m[k]) for k in ('value', 'lo', 'hi', 'shift', 'shift_lo', 'shift_hi')}, 'n_rungs': 3,
+            'extrapolation_decades': 0.0, 'note': m['note'], 'trend': 'transfer', 'at_rungs': [_num(x) for x in m['at_rungs']]}
+
+# %% ../nbs/06f_forecast.ipynb #6c7d0ca7
 def transfer_file(target: dict,            # the run predicted: name, x, x_name, preset, fixed, ...
                   base, start, end,        # (name, results table) of the three rungs, as in `transfer`
                   arms=(OFF, 'layernorm'), # the arms predicted; the variants among them get the comparisons
@@ -247,13 +346,9 @@ def transfer_file(target: dict,            # the run predicted: name, x, x_name,
     ons, caches, qs = [a for a in arms if a != OFF], [{} for _ in range(3)], {}
     for q in quantities:
         for a in arms_of(q, arms):
-            m = transfer(tb, ts, te, q, a, n_boot, seed, (nb, ns, ne), ons, level=level, caches=caches)
-            qs.setdefault(q, {})[a] = {**{k: _num(m[k]) for k in ('value', 'lo', 'hi', 'shift', 'shift_lo', 'shift_hi')},
-                                       'n_rungs': 3, 'extrapolation_decades': 0.0, 'note': m['note'], 'trend': 'transfer',
-                                       'at_rungs': [_num(x) for x in m['at_rungs']]}
-    pred = {'kind': KIND, 'made_at': now(), 'target': dict(target),
-            'basis': {'rungs': [dict(name=n, role=r) for n, r in ((nb, 'base'), (ns, 'start'), (ne, 'end'))],
-                      'method': TRANSFER_METHOD.format(n=n_boot), 'n_boot': n_boot, 'seed': seed, 'level': level},
+            qs.setdefault(q, {})[a] = _transferred(transfer(tb, ts, te, q, a, n_boot, seed, (nb, ns, ne), ons, level=level, caches=caches))
+    rungs = [dict(name=n, role=r) for n, r in ((nb, 'base'), (ns, 'start'), (ne, 'end'))]
+    pred = {'kind': KIND, 'made_at': now(), 'target': dict(target), 'basis': _basis(rungs, TRANSFER_METHOD, n_boot, seed, level),
             'quantities': qs}
     pred['check'] = {'step': round(step, 4), 'quantities': list(check), 'lrs': check_lrs(pred, step, check, per_decade),
                      'per_decade': per_decade, 'seeds': list(seeds), 'own_lrs': own_lrs}
