@@ -10,6 +10,7 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch  # the attention module's methods, one cell each
 from .arms import variant  # the arms, declared once (00a_arms)
 
 # %% auto #0
@@ -27,7 +28,7 @@ class QKNorm(nn.Module):
 
     def forward(self, x): return self._norm(x, self.weight, self.eps)  # x: (B, nh, T, hs)
 
-# %% ../nbs/02_attention.ipynb #c75c41b1
+# %% ../nbs/02_attention.ipynb #0d84f8be
 class CausalSelfAttention(nn.Module):
     "nanoGPT's causal self-attention with an optional QK-norm between the head split and the dot product."
     def __init__(self, config):
@@ -50,49 +51,62 @@ class CausalSelfAttention(nn.Module):
         scale = arm.param('logit_scale')  # replaces 1/sqrt(head_dim), e.g. Henry et al.'s learnable scale for l2
         self.learned_scale, self._scale_name = scale is not None, scale.name if scale else None
 
-    def _learn(self, p, block_size: int):
-        "Make the arm's parameter `p` (00a_arms) where its name says: its shape, its initial value, every entry."
-        owner, _, attr = p.name.rpartition('.')  # 'q_norm.weight': the q norm's gain; 'qk_gain': the module's own
-        t = torch.full(p.size(self.n_head, self.head_dim), float(p.init(block_size, self.head_dim)))
-        setattr(self.get_submodule(owner) if owner else self, attr, nn.Parameter(t))
+# %% ../nbs/02_attention.ipynb #a2318618
+@patch
+def _learn(self: CausalSelfAttention, p, block_size: int):
+    "Make the arm's parameter `p` (00a_arms) where its name says: its shape, its initial value, every entry."
+    owner, _, attr = p.name.rpartition('.')  # 'q_norm.weight': the q norm's gain; 'qk_gain': the module's own
+    t = torch.full(p.size(self.n_head, self.head_dim), float(p.init(block_size, self.head_dim)))
+    setattr(self.get_submodule(owner) if owner else self, attr, nn.Parameter(t))
 
-    def logit_scale(self):
-        "The learnt logit scale (a 0-d or (n_head, 1, 1) parameter); None for an arm with the fixed 1/sqrt(head_dim)."
-        return getattr(self, self._scale_name) if self.learned_scale else None
+# %% ../nbs/02_attention.ipynb #383062a9
+@patch
+def logit_scale(self: CausalSelfAttention):
+    "The learnt logit scale (a 0-d or (n_head, 1, 1) parameter); None for an arm with the fixed 1/sqrt(head_dim)."
+    return getattr(self, self._scale_name) if self.learned_scale else None
 
-    def _qkv(self, x):
-        B, T, C = x.size()
-        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
-        q = q.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
-        k = k.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
-        v = v.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
-        if self.normed: q, k = self.q_norm(q), self.k_norm(k)
-        return q, k, v
+# %% ../nbs/02_attention.ipynb #27b2b257
+@patch
+def _qkv(self: CausalSelfAttention, x):
+    "q, k and v per head, `(B, nh, T, hs)`; q and k normalised when the arm says so."
+    B, T, C = x.size()
+    q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+    q = q.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
+    k = k.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
+    v = v.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
+    if self.normed: q, k = self.q_norm(q), self.k_norm(k)
+    return q, k, v
 
-    def _scale(self): return 1.0 / math.sqrt(self.head_dim)  # the fixed logit scale of every arm without a learnt one
+# %% ../nbs/02_attention.ipynb #75d78b4f
+@patch
+def _scale(self: CausalSelfAttention): return 1.0 / math.sqrt(self.head_dim)  # the fixed logit scale of every arm without a learnt one
 
-    def forward(self, x, probe: bool = False):
-        B, T, C = x.size()
-        q, k, v = self._qkv(x)
-        g = self.logit_scale()  # l2: Henry et al.'s learnable gain g replaces 1/sqrt(hs); None: the fixed scale
-        scale = self._scale() if g is None else g
-        if probe:  # the explicit path reads q as it enters the dot product, before a learnt scale (it scales the logits, not q)
-            y, stats = _explicit_attention(q, k, v, scale, self.attn_dropout)
+# %% ../nbs/02_attention.ipynb #aa4ff7c5
+@patch
+def forward(self: CausalSelfAttention, x, probe: bool = False):
+    "The fast path (or `attn_impl`'s), or with `probe` the explicit one, which also returns the layer's `ATTN_STATS`."
+    B, T, C = x.size()
+    q, k, v = self._qkv(x)
+    g = self.logit_scale()  # l2: Henry et al.'s learnable gain g replaces 1/sqrt(hs); None: the fixed scale
+    scale = self._scale() if g is None else g
+    if probe:  # the explicit path reads q as it enters the dot product, before a learnt scale (it scales the logits, not q)
+        y, stats = _explicit_attention(q, k, v, scale, self.attn_dropout)
+    else:
+        if g is not None: q, scale = q * g, 1.0  # the fused kernels take a float scale: fold g into q
+        if self.attn_impl == 'math': y = math_attention(q, k, v, scale, self.attn_dropout)  # (B, nh, T, hs)
         else:
-            if g is not None: q, scale = q * g, 1.0  # the fused kernels take a float scale: fold g into q
-            if self.attn_impl == 'math': y = math_attention(q, k, v, scale, self.attn_dropout)  # (B, nh, T, hs)
-            else:
-                y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
-                                                   is_causal=True, scale=scale)  # (B, nh, T, hs)
-        y = y.transpose(1, 2).contiguous().view(B, T, C)  # re-assemble all head outputs side by side
-        y = self.resid_dropout(self.c_proj(y))
-        return (y, stats) if probe else y
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
+                                               is_causal=True, scale=scale)  # (B, nh, T, hs)
+    y = y.transpose(1, 2).contiguous().view(B, T, C)  # re-assemble all head outputs side by side
+    y = self.resid_dropout(self.c_proj(y))
+    return (y, stats) if probe else y
 
-# %% ../nbs/02_attention.ipynb #e3f300d9
+# %% ../nbs/02_attention.ipynb #ad2d4e4d
 def _visible(T: int, device) -> torch.Tensor:
     "(T, T) bool: query i sees keys 0..i."
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
+# %% ../nbs/02_attention.ipynb #33f2d141
 def _causal_logits(q, k, scale):
     "Pre-softmax logits with the future masked to -inf, and the mask."
     T = q.size(-2)
@@ -111,15 +125,21 @@ def math_attention(q, k, v, scale, attn_dropout):
     # which saves two full copies of the (T, T) matrix per layer
     return attn_dropout(F.softmax(att, dim=-1)).view(*lead, T, T) @ v  # (B, nh, T, hs)
 
-# %% ../nbs/02_attention.ipynb #98a043b5
+# %% ../nbs/02_attention.ipynb #a9e2ae52
 ATTN_STATS = ('max_logit', 'entropy', 'entropy_norm', 'q_norm', 'k_norm', 'entropy_min')  # what the probe path returns per layer
 
+# %% ../nbs/02_attention.ipynb #aea733a8
 def _explicit_attention(q, k, v, scale, attn_dropout):
     "Causal attention with an explicit softmax; returns the output and per-layer attention statistics (`ATTN_STATS`)."
-    B, nh, T, hs = q.shape
     att, mask = _causal_logits(q, k, scale)  # (B, nh, T, T) pre-softmax logits
     p = F.softmax(att.float(), dim=-1)  # (B, nh, T, T)
     y = attn_dropout(p.to(v.dtype)) @ v  # (B, nh, T, hs)
+    return y, _attn_stats(q, k, att, mask, p)
+
+# %% ../nbs/02_attention.ipynb #f18b25e1
+def _attn_stats(q, k, att, mask, p) -> dict:
+    "The per-layer statistics `ATTN_STATS` of one attention: read without gradients, as 0-d tensors (no device sync)."
+    B, nh, T, hs = q.shape
     with torch.no_grad():
         ent = -(p * torch.log(p.clamp_min(1e-30))).sum(-1)  # (B, nh, T); masked entries have p = 0
         n_keys = torch.arange(1, T + 1, device=q.device, dtype=torch.float32)  # row i sees i+1 keys
@@ -129,4 +149,4 @@ def _explicit_attention(q, k, v, scale, attn_dropout):
                      q_norm=q.detach().float().norm(dim=-1).mean(),
                      k_norm=k.detach().float().norm(dim=-1).mean(),
                      entropy_min=ent.mean(dim=(0, 2)).amin())  # each head's mean entropy (nh,), the smallest
-    return y, stats
+    return stats
