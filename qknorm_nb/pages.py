@@ -35,41 +35,48 @@ __all__ = ['PAGE_QUANTITIES', 'RULE_ORDER', 'LAST_PROBE', 'AXIS_FIELDS', 'QUIET'
            'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow', 'target_differs', 'weak_links', 'predicted',
            'interval_width', 'check_state', 'check_order_words', 'check_scores', 'margin_words', 'necessity_words']
 
-# %% ../nbs/15_pages.ipynb #7797b76f
+# %% ../nbs/15_pages.ipynb #5d8bad07
 def md(s: str):
     "Show `s` as Markdown in the page."
     display(Markdown(s))
 
+# %% ../nbs/15_pages.ipynb #b35b2f0d
 def fmt(x) -> str:
     "A number as the pages write it: `metrics.fmt_num` (3 significant digits, '∞' for an open end) with '–' when missing (None or NaN)."
     return fmt_num(x, missing='–')
 
+# %% ../nbs/15_pages.ipynb #17017237
 def bracket(lo, hi) -> str:
     "An interval alone: `[lo, hi]`."
     return f"[{fmt(lo)}, {fmt(hi)}]"
 
+# %% ../nbs/15_pages.ipynb #a33cb466
 def iv(v, lo, hi) -> str:
     "A value with its interval: `v [lo, hi]`."
     return f"{fmt(v)} {bracket(lo, hi)}"
 
+# %% ../nbs/15_pages.ipynb #ff4bcd4c
 def ci(m, lo, hi, n=None) -> str:
     "A signed difference with its t interval, `+m [lo, hi]` to 3 decimals ('(no interval)' when `lo` is NaN, 'not estimable' when `m` is), and its seed count `n` when given."
     if m is None or m != m: return "not estimable" + (f" (n={n})" if n is not None else '')  # no seed to take a difference over
     return (f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]" if lo == lo else f"{m:+.3f} (no interval)") + (f" (n={n})" if n is not None else '')
 
-# %% ../nbs/15_pages.ipynb #d43bb11b
+# %% ../nbs/15_pages.ipynb #d0e4f1bd
 def arm_rank(q) -> int:
     "Where arm `q` comes on every page: its place in `arms.QK_NORMS` (off first); an arm the table does not know comes last."
     return QK_NORMS.index(q) if q in QK_NORMS else len(QK_NORMS)
 
+# %% ../nbs/15_pages.ipynb #5b19cf05
 def sort_arms(qs) -> list:
     "The arms `qs` in the pages' order (`arm_rank`, then by name)."
     return sorted(qs, key=lambda q: (arm_rank(q), q))
 
+# %% ../nbs/15_pages.ipynb #e00c71c0
 def arm_key(s: pd.Series) -> pd.Series:
     "A `DataFrame.sort_values` key: an arm column ('arm' or `files.ARM`) by `arm_rank`, any other column as it is."
     return s.map(arm_rank) if s.name in ('arm', ARM) else s
 
+# %% ../nbs/15_pages.ipynb #f430aec2
 def cap_pair(arms=None) -> tuple|None:
     """(capped, learned): in `arms.QK_NORMS` order, the first QK-norm variant with the fixed 1/√head_dim logit scale and the first that
     learns its logit scale (`arms.VARIANTS`), among `arms` (None: the whole table); None when `arms` lacks either, or the off arm."""
@@ -79,11 +86,12 @@ def cap_pair(arms=None) -> tuple|None:
     learned = next((q for q in pool if learns(q)), None)
     return (capped, learned) if capped and learned and (arms is None or OFF in arms) else None
 
+# %% ../nbs/15_pages.ipynb #760a6472
 def gap_interval(d) -> dict:
     "A row of `verdicts.arm_gap_at_optimum` as the t interval `verdicts.cap_explains` reads: mean, lo, hi, n, t."
     return dict(mean=d['diff'], lo=d['lo'], hi=d['hi'], n=int(d['n']), t=d['t'])
 
-# %% ../nbs/15_pages.ipynb #c9fc4b80
+# %% ../nbs/15_pages.ipynb #a4b4f1d6
 def shown_quantities(order=(), drop=(), rest: bool = True) -> tuple:
     "Names of `scaling.SCALE_QUANTITIES` as a page shows them: `order` first, then (with `rest`) the table's others in its order, less `drop`; `ValueError` for a name the table lacks."
     names = tuple(q.name for q in SCALE_QUANTITIES)
@@ -91,7 +99,9 @@ def shown_quantities(order=(), drop=(), rest: bool = True) -> tuple:
     if bad: raise ValueError(f"{', '.join(map(repr, bad))}: not in scaling.SCALE_QUANTITIES ({', '.join(names)})")
     return tuple(q for q in (*order, *(n for n in names if rest and n not in order)) if q not in drop)
 
+# %% ../nbs/15_pages.ipynb #6250c420
 _LENGTH_ORDER = tuple(q.name for q in sorted(SCALE_QUANTITIES, key=lambda q: q.rank))  # the order the quantities are read in
+
 PAGE_QUANTITIES = dict(  # the one place a page picks and orders the scale quantities (see above)
     scale=shown_quantities(),
     scale_summary=shown_quantities(('failure_lr', 'necessity', 'lr_sens', 'opt_gap', 'lr_star'), rest=False),
@@ -100,7 +110,7 @@ PAGE_QUANTITIES = dict(  # the one place a page picks and orders the scale quant
     length_files=shown_quantities(_LENGTH_ORDER),
 )
 
-# %% ../nbs/15_pages.ipynb #e4c4d3e7
+# %% ../nbs/15_pages.ipynb #4a340886
 def first_commit(path, glob: str = '') -> datetime.datetime|None:
     "When the earliest commit that added `path` (or a file under it matching `glob`; `path` may be a list of paths in one checkout) was made; None outside git or if never committed."
     paths = [Path(p).resolve() for p in (path if isinstance(path, (list, tuple)) else [path])]
@@ -114,19 +124,22 @@ def first_commit(path, glob: str = '') -> datetime.datetime|None:
     except (subprocess.CalledProcessError, FileNotFoundError, ValueError): return None
     return min(map(when, out)) if out else None
 
+# %% ../nbs/15_pages.ipynb #b0982fbc
 def first_file(d, name: str) -> datetime.datetime|None:
     "The earliest modification time of `name` in the cell folders of `d` (UTC, whole seconds); None when there is none."
     ts = [p.stat().st_mtime for p in Path(d).glob(f'*/{name}')]
     return datetime.datetime.fromtimestamp(min(ts), datetime.timezone.utc).replace(microsecond=0) if ts else None
 
+# %% ../nbs/15_pages.ipynb #77375379
 def made_before(pairs) -> bool|None:
     "True when every (earlier, later) pair of times whose both ends are known is in order, False when one is not; None when no pair is known."
     ok = [a <= b for a, b in pairs if a is not None and b is not None]
     return all(ok) if ok else None
 
-# %% ../nbs/15_pages.ipynb #c6953472
+# %% ../nbs/15_pages.ipynb #beb857ae
 RULE_ORDER = ('came first', 'changed after, judged keys unchanged', 'changed after, judged keys changed')  # `rule_order`'s states
 
+# %% ../nbs/15_pages.ipynb #3f0bb127
 def rule_leaves(d, at: str = '') -> dict:
     "A parsed rule file as {dotted key: value} of its leaves (a list is one leaf)."
     if not isinstance(d, dict) or (not d and at): return {at: d}
@@ -134,8 +147,10 @@ def rule_leaves(d, at: str = '') -> dict:
     for k, v in d.items(): out |= rule_leaves(v, f"{at}.{k}" if at else str(k))
     return out
 
+# %% ../nbs/15_pages.ipynb #d8691cb9
 def _sentence(v) -> bool: return isinstance(v, str) and any(ch.isspace() for ch in v.strip())  # words, not a number or a name
 
+# %% ../nbs/15_pages.ipynb #e010ba90
 def judged_changes(old: dict, new: dict) -> tuple[list, list, int]:
     "(changed, reworded, compared): the keys of the rule `old` whose number, list or name differs in `new` ('key: old -> new'); those whose sentence was reworded or restructured; how many were compared."
     o, n = rule_leaves(old), rule_leaves(new)
@@ -152,39 +167,47 @@ def judged_changes(old: dict, new: dict) -> tuple[list, list, int]:
         elif n[k] != v or (type(n[k]) is bool) != (type(v) is bool): changed.append(f"{k}: {v!r} -> {n[k]!r}")
     return changed, reworded, compared
 
-def rule_order(rule_file, # the rule file, as the page applies it (on disk)
-               cells_at: datetime.datetime|None, # when the first cell it judges was committed (`first_commit`); None: none yet
-              ) -> dict:
-    "Whether the rule came first, from git: `state` (one of `RULE_ORDER`, or None with `why`), the commit that came first (`before`), those `after` it, the keys `changed` and `reworded` since, and `words`, a sentence."
-    p = Path(rule_file)
-    g = git_file(p)
-    cs, top = g['commits'], g['top']  # newest first
-    out = dict(state=None, why=None, before=None, after=[], edited=False, changed=[], reworded=[])
-    no = lambda why: out | dict(why=why, words=f"{why}: the order of the rule and its cells cannot be shown from this checkout.")
-    if top is None or not cs: return no(g['why'])
-    before = [c for c in cs if cells_at is None or c[1] < cells_at]
-    if not before: return no(f"{p.name} was first committed {cs[-1][1].isoformat()} ({cs[-1][0][:7]}), not before the first cell it judges "
-                             f"({cells_at.isoformat()})")
-    h0, t0 = before[0]
-    after, edited = [c for c in cs if c not in before], g['why'] is not None  # an edit on disk, not committed: a change too
-    if edited and cells_at is None: return no(f"{g['why']}; no cell it judges is committed yet, so commit the rule before they run")
-    out |= dict(before=(h0, t0), after=after, edited=edited)
-    cells = f"the first cell it judges was committed {cells_at.isoformat()}" if cells_at else "no cell it judges is committed yet"
-    if not after and not edited:
-        return out | dict(state=RULE_ORDER[0], words=f"The rule ({p.name}) was last changed in {h0[:7]} at {t0.isoformat()}; "
-                                                     f"{cells}: **the rule came first**.")
-    parsed = lambda h: yaml.load(git_version(p, h) or '', Loader=StudyLoader)
-    old, new = parsed(h0), read_yaml(p)
-    vs = [old] + [parsed(h) for h, _ in reversed(after)]  # oldest first: a commit that changed no value changed comments only
+# %% ../nbs/15_pages.ipynb #efe6f05b
+def _version_name(d) -> str|None:
+    "A parsed rule's 'version N', the way a sentence names it; None when the rule names no version."
+    return f"version {d['version']}" if isinstance(d, dict) and 'version' in d else None
+
+# %% ../nbs/15_pages.ipynb #cbc7364d
+def _unproved(out: dict, why: str) -> dict:
+    "`rule_order`'s answer when git cannot show the order: no state, the reason `why`, and a sentence saying so."
+    return out | dict(why=why, words=f"{why}: the order of the rule and its cells cannot be shown from this checkout.")
+
+# %% ../nbs/15_pages.ipynb #eaf7ce7a
+def _rule_at(p: Path, h: str):
+    "The rule file `p` as commit `h` held it, parsed as the page parses the file on disk (None where git has no such file)."
+    return yaml.load(git_version(p, h) or '', Loader=StudyLoader)
+
+# %% ../nbs/15_pages.ipynb #3b135097
+def _when_after(p: Path, old, after: list, edited: bool) -> str:
+    "The rule's changes after its cells, oldest first: each commit's time, 'comments only' where it changed no value, then an edit not committed."
+    vs = [old] + [_rule_at(p, h) for h, _ in reversed(after)]  # oldest first: a commit that changed no value changed comments only
     same = {h for (h, _), a, b in zip(reversed(after), vs, vs[1:]) if a == b}
+    return ', '.join([f"{t.isoformat()} ({h[:7]}{', comments only' * (h in same)})" for h, t in reversed(after)]
+                     + ['an edit not committed yet'] * edited)
+
+# %% ../nbs/15_pages.ipynb #ccc89820
+def _rule_first(out: dict, p: Path, cells_at) -> dict:
+    "`rule_order`'s answer when no commit changed the rule after its cells (`out['before']`) and nothing is edited: it came first."
+    h0, t0 = out['before']
+    cells = f"the first cell it judges was committed {cells_at.isoformat()}" if cells_at else "no cell it judges is committed yet"
+    return out | dict(state=RULE_ORDER[0], words=f"The rule ({p.name}) was last changed in {h0[:7]} at {t0.isoformat()}; "
+                                                 f"{cells}: **the rule came first**.")
+
+# %% ../nbs/15_pages.ipynb #ef9c639f
+def _rule_changed(out: dict, p: Path, cells_at) -> dict:
+    "`rule_order`'s answer for a rule changed after its cells: the version that came first (`out['before']`) against the file on disk, key by key."
+    (h0, t0), after, edited = out['before'], out['after'], out['edited']
+    old, new = _rule_at(p, h0), read_yaml(p)
     changed, reworded, n = judged_changes(old, new)
-    ver = lambda d: f"version {d['version']}" if isinstance(d, dict) and 'version' in d else None
-    v0 = ver(old) or f"the version of {h0[:7]}"
-    v1 = ver(new) if ver(new) != ver(old) else None
-    when_after = ', '.join([f"{t.isoformat()} ({h[:7]}{', comments only' * (h in same)})" for h, t in reversed(after)]
-                           + ['an edit not committed yet'] * edited)
+    v0 = _version_name(old) or f"the version of {h0[:7]}"
+    v1 = _version_name(new) if _version_name(new) != _version_name(old) else None
     head = (f"**{v0} of the rule ({p.name}) came first**: committed {t0.isoformat()} ({h0[:7]}), before the first cell it judges "
-            f"({cells_at.isoformat()}); the rule changed after its cells: {when_after}" + (f" ({v1} now)" if v1 else ''))
+            f"({cells_at.isoformat()}); the rule changed after its cells: {_when_after(p, old, after, edited)}" + (f" ({v1} now)" if v1 else ''))
     said = f"; reworded or restructured: {', '.join(reworded)}" if reworded else ''
     if not changed:
         return out | dict(state=RULE_ORDER[1], reworded=reworded,
@@ -193,7 +216,25 @@ def rule_order(rule_file, # the rule file, as the page applies it (on disk)
                       words=f"{head}, and {len(changed)} of the {n} numbers or names of {v0} differ now ({'; '.join(changed)}{said}): "
                             "**these cells are judged by a rule changed after they ran**.")
 
-# %% ../nbs/15_pages.ipynb #e37e6bf6
+# %% ../nbs/15_pages.ipynb #784232c9
+def rule_order(rule_file, # the rule file, as the page applies it (on disk)
+               cells_at: datetime.datetime|None, # when the first cell it judges was committed (`first_commit`); None: none yet
+              ) -> dict:
+    "Whether the rule came first, from git: `state` (one of `RULE_ORDER`, or None with `why`), the commit that came first (`before`), those `after` it, the keys `changed` and `reworded` since, and `words`, a sentence."
+    p = Path(rule_file)
+    g = git_file(p)
+    cs, top = g['commits'], g['top']  # newest first
+    out = dict(state=None, why=None, before=None, after=[], edited=False, changed=[], reworded=[])
+    if top is None or not cs: return _unproved(out, g['why'])
+    before = [c for c in cs if cells_at is None or c[1] < cells_at]
+    if not before: return _unproved(out, f"{p.name} was first committed {cs[-1][1].isoformat()} ({cs[-1][0][:7]}), not before the first cell it judges "
+                                          f"({cells_at.isoformat()})")
+    after, edited = [c for c in cs if c not in before], g['why'] is not None  # an edit on disk, not committed: a change too
+    if edited and cells_at is None: return _unproved(out, f"{g['why']}; no cell it judges is committed yet, so commit the rule before they run")
+    out |= dict(before=before[0], after=after, edited=edited)
+    return _rule_changed(out, p, cells_at) if after or edited else _rule_first(out, p, cells_at)
+
+# %% ../nbs/15_pages.ipynb #5af05651
 def draw_point(ax, x: float, v: float, lo: float, hi: float, flag: str = '', color=None) -> bool:
     "Draw a measure at `x`: the point and its interval, or its bound when censored (`flag` 'above'/'below'); False when nothing is drawn."
     v, lo, hi = (float(z) for z in (v, lo, hi))
@@ -205,6 +246,7 @@ def draw_point(ax, x: float, v: float, lo: float, hi: float, flag: str = '', col
     if flag == 'below' and np.isfinite(hi): ax.plot(x, hi, 'v', color=color, mfc='none', ms=9); return True
     return False
 
+# %% ../nbs/15_pages.ipynb #3afe5e47
 def band(trend: dict, xg, level: float = 0.95) -> tuple:
     "(line, lo, hi) of a `scaling.fit_trend` trend at the scales `xg`, from its replicate lines (back-transformed when y was fitted in log10)."
     lx = np.log10(np.asarray(xg, dtype=float))
@@ -221,22 +263,32 @@ def facet_views(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     return [(', '.join(f"{a} = {name(x)}" for a, x in zip(ax, k if isinstance(k, tuple) else (k,))), g)
             for k, g in split_by(df, ax)] if ax else [('', df)]
 
-# %% ../nbs/15_pages.ipynb #193d32bb
+# %% ../nbs/15_pages.ipynb #b4e5942c
+def _refined(df: pd.DataFrame, ref: dict) -> pd.DataFrame:
+    "The brackets (`refine.brackets`) of the edges a study refines (`ref['edges']`) that are finite: those a uniform grid can be sized from."
+    b = brackets(df, ref)
+    return b[b['kind'].isin(ref['edges']) & np.isfinite(b['ratio'])]
+
+# %% ../nbs/15_pages.ipynb #8b948611
+def _uniform_cells(df: pd.DataFrame, n_lr: int, n_seed: int) -> int:
+    "The cells of a uniform grid of `n_lr` LRs and `n_seed` seeds over every arm, depth and value of the study's other design axes."
+    arms, depths = (len(df[c].unique()) for c in CURVE)
+    n_fx = len(split_by(df, design_axes(df))) if design_axes(df) else 1  # the values of a study's other design axes
+    return n_lr * arms * depths * n_fx * n_seed
+
+# %% ../nbs/15_pages.ipynb #b795b18c
 def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
                 spec: dict,       # its study.json, with a `refine` block
                ) -> str:
     "What refinement bought, in a sentence: the widest refined bracket, and the cells a uniform grid at that resolution would need; '' when no refined edge has a finite bracket."
     ref = spec['refine']
-    lrs, arms, depths, seeds = (sorted(df[c].unique()) for c in ('lr', *CURVE, 'seed'))
-    n_fx = len(split_by(df, design_axes(df))) if design_axes(df) else 1  # the values of a study's other design axes
-    b = brackets(df, ref)
-    b = b[b['kind'].isin(ref['edges']) & np.isfinite(b['ratio'])]
+    b = _refined(df, ref)
     if b.empty: return ''
-    worst = float(b['ratio'].max())
+    lrs, worst = sorted(df['lr'].unique()), float(b['ratio'].max())
     n_lr = math.ceil(math.log(max(lrs) / min(lrs)) / math.log(worst)) + 1  # a log-uniform grid with steps <= worst
     n_seed = int(df.groupby([*curve_key(df), 'lr'])['seed'].nunique().max())
-    base = len((spec.get('axes') or {}).get('seed') or seeds)
-    uni = lambda k: n_lr * len(arms) * len(depths) * n_fx * k
+    base = len((spec.get('axes') or {}).get('seed') or sorted(df['seed'].unique()))
+    uni = lambda k: _uniform_cells(df, n_lr, k)
     still = b[b['status'] == 'open']
     return (f"Every {' and '.join(ref['edges'])} bracket is now at most {worst:.2f}× wide ({len(b)} brackets"
             + (f"; {len(still)} still above the target {ref['target_ratio']}" if len(still) else f", all within the target {ref['target_ratio']}")
@@ -244,18 +296,21 @@ def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
             f"{base} seeds ({uni(base) / len(df):.1f}× the {len(df)} run here), {uni(n_seed)} with {n_seed} seeds everywhere "
             f"({uni(n_seed) / len(df):.1f}×).")
 
+# %% ../nbs/15_pages.ipynb #4db556f3
 def fit_words(r) -> str:
     "How a `verdicts.failure_lr` row's P(fail | LR) fit reads: the LR of even odds with its interval, or why there is none."
     if r.fit in ('logistic', 'quasi-separated'): return f"P(fail)=½ at {r.lr50:.3g} [{r.lr50_lo:.3g}, {r.lr50_hi:.3g}]" + (' (quasi-separated)' if r.fit == 'quasi-separated' else '')
     if r.fit == 'separated': return 'separated: the bracket is the interval'
     return 'no failure on the grid' if not np.isfinite(r.lr_first_fail) else 'every run failed' if not np.isfinite(r.lr_trained) else r.fit
 
+# %% ../nbs/15_pages.ipynb #bc6ef068
 def failure_kind(s: dict, run_dir) -> str:
     "How a failed run failed, from its summary `s`: 'non-finite', or a final loss ≥ ℓ0, 'still falling' when its validation loss fell between its last two evaluations (read from `run_dir`)."
     if s.get('status') == 'diverged' or not np.isfinite(s.get('final_val_loss') or np.nan): return 'non-finite'
     m = load_metrics(run_dir).dropna(subset=['val_loss'])['val_loss'].values
     return 'final ≥ ℓ0, still falling' if len(m) >= 2 and m[-1] < m[-2] else 'final ≥ ℓ0'
 
+# %% ../nbs/15_pages.ipynb #6d32aca3
 LAST_PROBE = ('last_max_logit', 'last_entropy_norm')  # the readings `last_probe` takes (probes.MEASURES: keys and reductions there)
 
 def last_probe(run_dir) -> tuple:
@@ -263,6 +318,7 @@ def last_probe(run_dir) -> tuple:
     rows = read_jsonl(Path(run_dir)/'metrics.jsonl')
     return tuple(np.nan if (v := measure_of(MEASURES_BY_NAME[n], rows)) is None else v for n in LAST_PROBE)
 
+# %% ../nbs/15_pages.ipynb #8913c60b
 def first_signal(r, cols, names) -> str:
     "Which signals of row `r` reached their level first: the `names` whose step (columns `cols`, NaN: never) is earliest, with that probe step; 'neither' when none did."
     hits = {n: r[c] for c, n in zip(cols, names) if r[c] == r[c]}
@@ -270,12 +326,36 @@ def first_signal(r, cols, names) -> str:
     m = min(hits.values()); first = [n for n, v in hits.items() if v == m]
     return ' and '.join(first) + f' (probe at step {int(m)})' + (' — same probe' if len(first) > 1 else '')
 
+# %% ../nbs/15_pages.ipynb #bc84ec4b
 def study_data(d) -> str:
     "The corpus the cells of study folder `d` trained on (the first cell whose config names one), with its validation text; '?' when none does."
     c = next((x for x in (load_json(p / 'config.json') for p in sorted(Path(d).iterdir()) if p.is_dir()) if isinstance(x, dict) and x.get('dataset')), {})
     return Path(c.get('dataset', '?')).name + (f" (val {Path(c['val_dataset']).name})" if c.get('val_dataset') else '')
 
-# %% ../nbs/15_pages.ipynb #f341fa82
+# %% ../nbs/15_pages.ipynb #62db70f8
+def _ended(d: Path, cells) -> list[dict]:
+    "The summaries of those of `cells` (in study folder `d`) that have ended, in order: each summary read once."
+    every = {c: read_summary(d/c) or {} for c in cells}
+    return [every[c] for c in cells if every[c].get('status') in ENDED]
+
+# %% ../nbs/15_pages.ipynb #cc0471ea
+def _own_rung(ld, r, runs: Path, cells: list, n: int) -> tuple:
+    "(table, complete, note) of a rung that runs its own study (`n` of its `cells` ended): a note while its refinement still plans cells."
+    table, done = rung_table(ld, r, runs), rung_complete(ld, r, runs)
+    return table, done, '' if done or not cells else ('its refinement is still planning cells' if n == len(cells) else '')
+
+# %% ../nbs/15_pages.ipynb #317bf905
+def _slice_rung(ld, r, runs: Path, spec: dict, cells: list, n: int) -> tuple:
+    "(table, complete, note) of a `from:` rung, a slice of another study (`spec`): complete when every cell it declares for the rung ended and it stopped refining."
+    table = rung_table(ld, r, runs) if (runs/r.source/'study.json').exists() else None
+    stopped = spec.get('refine_stop') is not None or not spec.get('refine')
+    done = bool(cells) and n == len(cells) and stopped
+    note = (f"runs/{r.source} does not exist here" if not spec else
+            f"runs/{r.source} is still running: {n} of the {len(cells)} cells it declares for this rung have ended" if n < len(cells) else
+            f"runs/{r.source} is still refining: it may add cells" if not stopped else '')
+    return table, done, note
+
+# %% ../nbs/15_pages.ipynb #a2801c57
 def source_cells(ld, r, runs) -> tuple[list, dict]:
     "The cells the source study of `from:` rung `r` declares with the rung's configuration and a ladder arm, and that study's spec ({} when it is not there)."
     spec = load_json(Path(runs)/r.source/'study.json') or {}
@@ -285,43 +365,37 @@ def source_cells(ld, r, runs) -> tuple[list, dict]:
             if cfg.get(ARM) in ld.arms and {k: v for k, v in cfg.items() if k not in skip} == want]
     return mine, spec
 
+# %% ../nbs/15_pages.ipynb #a3fdf54b
 def rung_state(ld, r, runs) -> dict:
     """Where rung `r` stands: `table` (its results, `ladder.rung_table`; None before any cell ended), `complete`, `ended` of `declared` cells,
     a `note` on why it is not complete when that is not plain, and its ended cells' `cpu_h` (wall time summed, hours) and `machines`."""
     runs = Path(runs)
     if r.source is None: d = ladder_dir(ld, runs)/r.id; cells = list((load_json(d/'study.json') or {}).get('cells') or {})
     else: d = runs/r.source; cells, spec = source_cells(ld, r, runs)
-    every = {c: read_summary(d/c) or {} for c in cells}  # each cell's summary, read once
-    ended = [c for c in cells if every[c].get('status') in ENDED]
-    n, sums = len(ended), [every[c] for c in ended]
-    if r.source is None:
-        table, done = rung_table(ld, r, runs), rung_complete(ld, r, runs)
-        note = '' if done or not cells else ('its refinement is still planning cells' if n == len(cells) else '')
-    else:  # a slice of another study: complete when every cell that study declares for this rung has ended
-        table = rung_table(ld, r, runs) if (d/'study.json').exists() else None
-        stopped = spec.get('refine_stop') is not None or not spec.get('refine')
-        done = bool(cells) and n == len(cells) and stopped
-        note = (f"runs/{r.source} does not exist here" if not spec else
-                f"runs/{r.source} is still running: {n} of the {len(cells)} cells it declares for this rung have ended" if n < len(cells) else
-                f"runs/{r.source} is still refining: it may add cells" if not stopped else '')
+    sums = _ended(d, cells)
+    n = len(sums)
+    table, done, note = _own_rung(ld, r, runs, cells, n) if r.source is None else _slice_rung(ld, r, runs, spec, cells, n)
     return dict(rung=r, table=table, complete=done, ended=n, declared=len(cells), note=note,
                 cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600, machines=', '.join(sorted({s.get('cpu') or 'not recorded' for s in sums})))
 
+# %% ../nbs/15_pages.ipynb #10222e19
 def corpus_words(cfg) -> str:
     "The corpus of a run configuration in words: the builtin grammar, or the data file's name and its validation file's."
     if cfg.dataset == 'builtin': return 'the builtin story grammar (`builtin`)'
     return f"`{Path(cfg.dataset).name}`" + (f" (validation `{Path(cfg.val_dataset).name}`)" if cfg.val_dataset else '')
 
+# %% ../nbs/15_pages.ipynb #379a2c09
 def shape_words(c) -> str:
     "A run configuration's shape and budget in words: layers, width, heads, context, batch, steps and tokens, tokenizer, precision."
     return (f"{c.n_layer} layers, d={c.n_embd}, {c.n_head} heads, context {c.block_size}, batch {c.batch_size}, "
             f"{c.max_iters} steps = {c.max_iters * c.tokens_per_step:,} tokens, {c.tokenizer} tokens, {c.dtype}")
 
+# %% ../nbs/15_pages.ipynb #a1bad2da
 def steps_of(x, cfg):
     "The steps a `tokens` scale `x` (a number or an array) is at `cfg`'s tokens per step."
     return x / cfg.tokens_per_step
 
-# %% ../nbs/15_pages.ipynb #a6ef576d
+# %% ../nbs/15_pages.ipynb #8ba32d74
 def trend_words(tr: dict|None, what: str, x: str) -> str|None:
     "One sentence for the trend `tr` of `what` as `x` (the scale, in words) grows, no stronger than its interval; None without a trend."
     if tr is None: return None
@@ -331,6 +405,7 @@ def trend_words(tr: dict|None, what: str, x: str) -> str|None:
     if tr['verdict'] == 'no resolved trend': return f"{what}: **no resolved trend** (slope {s}: the interval holds 0)"
     return f"{what} **{tr['verdict']}** as {x} grow: {s}" + (" (two rungs: an exact line)" if tr['n_rungs'] == 2 else '')
 
+# %% ../nbs/15_pages.ipynb #5f643c81
 def step_trend_words(tr: dict|None, what: str, to_steps) -> str:
     "One sentence for the trend `tr` of `what` with training length, its value at each rung's steps (`to_steps(x)`), no stronger than its interval."
     if tr is None: return f"{what}: fewer than two complete rungs"
@@ -341,6 +416,7 @@ def step_trend_words(tr: dict|None, what: str, to_steps) -> str:
         return f"{what} shows no resolved trend ({at}; slope {tr['slope']:+.2f} [{tr['slope_lo']:+.2f}, {tr['slope_hi']:+.2f}])"
     return f"{what}: no trend can be fitted ({tr['reason']})"
 
+# %% ../nbs/15_pages.ipynb #50dba383
 def trend_rows(fits: dict, a: str, qs, arms) -> pd.DataFrame:
     "The trend table of axis `a`: a row per fitted trend `fits[(a, q, arm)]`, quantities `qs` in order and each with its arms (`arms_of`): rungs, verdict, slope [95%], unit, why or caveat."
     rows = []
@@ -353,6 +429,7 @@ def trend_rows(fits: dict, a: str, qs, arms) -> pd.DataFrame:
                          'per decade of x, in': 'decades' if tr['log_y'] else 'nats', 'why / caveat': tr['reason'] if tr['verdict'] == 'inconclusive' else tr['note']})
     return pd.DataFrame(rows)
 
+# %% ../nbs/15_pages.ipynb #fcfe60cb
 def short_reason(tr: dict) -> str:
     "A panel-sized reason for a refused fit: the rung it names and what was wrong there, in a few words."
     why = tr['reason']
@@ -362,6 +439,7 @@ def short_reason(tr: dict) -> str:
         if k in why: return f"{name}: {v}" if name else v
     return why[:40]
 
+# %% ../nbs/15_pages.ipynb #b5020baf
 def rung_ticks(ax, rs, done=(), extra=()):
     "The rungs `rs`' scales as the x ticks, named, and `extra` (x, name) ticks; a faint line at each rung, dotted while its id is not in `done`."
     from matplotlib.ticker import NullLocator
@@ -369,7 +447,7 @@ def rung_ticks(ax, rs, done=(), extra=()):
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticks([r.x for r in rs] + [x for x, _ in extra], [f"{r.name}\n{r.x:.3g}" for r in rs] + [n for _, n in extra], fontsize=8)
 
-# %% ../nbs/15_pages.ipynb #f7348bd4
+# %% ../nbs/15_pages.ipynb #31449806
 def failure_kinds(t: pd.DataFrame, arms) -> list[dict]:
     "Per arm of `arms` in one rung's results `t` (one value of every other design axis): runs, failed, non-finite, final ≥ ℓ0, the lowest LR of each kind, the largest LR that trained after a spike > 10 ℓ0."
     rows = []
@@ -384,16 +462,19 @@ def failure_kinds(t: pd.DataFrame, arms) -> list[dict]:
                      'largest LR trained after a spike > 10 ℓ0': fmt(spiked.lr.max()) if len(spiked) else '–'})
     return rows
 
+# %% ../nbs/15_pages.ipynb #3ca9513d
 def only_slow(kinds: list[dict], rungs, arm: str) -> int:
     "How many failures `arm` had on the rungs `rungs` (ids; `kinds` rows with a 'rung') when every one was a final loss ≥ ℓ0 (a recovery deadline); else 0."
     ks = [k for k in kinds if k['arm'] == arm and k['rung'] in set(rungs)]
     return 0 if sum(k['non-finite'] + k['other or unrecorded'] for k in ks) else sum(k['final ≥ ℓ0'] for k in ks)
 
-# %% ../nbs/15_pages.ipynb #db115ad0
+# %% ../nbs/15_pages.ipynb #eceeb809
 AXIS_FIELDS = {'tokens': ('max_iters', 'token_budget'), 'n_params_nonemb': ('n_embd', 'n_head')}  # what an axis itself varies: not a difference
+
 QUIET = ('eval_every', 'eval_iters', 'probe_every', 'ckpt_every', 'log_every', 'loss_targets', 'train_tokens', 'val_tokens',
          'fused', 'pin_memory', 'compile', 'attn_impl', 'hopeless_after')  # bookkeeping, data preparation and speed settings
 
+# %% ../nbs/15_pages.ipynb #a05fb09a
 def target_differs(ld) -> dict:
     "{field: [top rung's, target's]} for every field in which the ladder's target differs from the top rung of its axis, besides the varied and runtime fields: from the ladder file."
     skip = (ARM, 'lr', 'seed', *RUNTIME_FIELDS)
@@ -401,21 +482,38 @@ def target_differs(ld) -> dict:
     a, b = ld.scales[t['scale']]['rungs'][-1].config.to_dict(), t['config'].to_dict()
     return {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if k not in skip and a.get(k) != b.get(k)}
 
+# %% ../nbs/15_pages.ipynb #883c11e0
 def weak_links(diff: dict, x_name: str, why: dict) -> list[tuple]:
     "(field, [rung's, target's], why) for the differences `diff` that can move the answer: the axis `x_name`'s own fields and the bookkeeping (`QUIET`) left out; `why` words each field."
     ax_f = AXIS_FIELDS.get(x_name, ())
     return [(k, v, why.get(k, 'a setting the rungs held fixed')) for k, v in diff.items() if k not in ax_f and k not in QUIET]
 
+# %% ../nbs/15_pages.ipynb #28948812
 def predicted(p: dict|None) -> str:
     "One predicted measure of a prediction file as the pages write it: `value [lo, hi]`, 'not predicted', or 'not in the file' (None)."
     return 'not in the file' if p is None else 'not predicted' if p.get('value') is None else iv(p['value'], p['lo'], p['hi'])
 
+# %% ../nbs/15_pages.ipynb #f5608f3d
 def interval_width(q: str, p: dict|None) -> float|None:
     "The width of a predicted interval: hi − lo for the gap at the optimum (nats), decades (log10 hi/lo) for an LR; None when not predicted or lo ≤ 0."
     if p is None or p.get('value') is None: return None
     return (p['hi'] - p['lo']) if q == 'opt_gap' else math.log10(p['hi'] / p['lo']) if p['lo'] and p['lo'] > 0 else None
 
-# %% ../nbs/15_pages.ipynb #ck0a1b2d
+# %% ../nbs/15_pages.ipynb #f987e254
+def _check_times(pred_p, cdir: Path) -> dict:
+    "When the prediction was committed (None with why, when no commit proves the file on disk), and when its check's first cell was committed or written here."
+    t_pred, why = committed_at(pred_p), git_file(pred_p)['why']  # the commit holding the file as it is on disk; none when it differs
+    t_cell = first_commit(cdir, '*/summary.json') if cdir.exists() else None
+    t_file = first_file(cdir, 'config.json') if cdir.exists() and t_cell is None else None  # a check running here, not committed yet
+    return dict(t_pred=t_pred, pred_why=why, t_cell=t_cell, t_file=t_file)
+
+# %% ../nbs/15_pages.ipynb #64c40520
+def _order(t: dict) -> str:
+    "Whether a prediction came before its check's first cell (`_check_times`): 'yes', 'NO' (an unproved prediction too) or 'not started'."
+    first = t['t_cell'] or t['t_file']
+    return 'not started' if first is None else 'yes' if made_before([(t['t_pred'], first)]) else 'NO'
+
+# %% ../nbs/15_pages.ipynb #0ef52086
 def check_state(pred_p, home) -> dict:
     "A prediction file `pred_p` and its check under `home`: the prediction, folder, cells declared and ended, their CPU-hours and machines, the commit times and whether the prediction came first."
     pred = read_json(pred_p); ck = pred['check']
@@ -423,16 +521,13 @@ def check_state(pred_p, home) -> dict:
     cells = list((load_json(cdir/'study.json') or {}).get('cells') or {})
     ended = [c for c in cells if cell_status(cdir/c) in ENDED]
     sums = [load_json(cdir/c/'summary.json') or {} for c in ended]
-    t_pred, why = committed_at(pred_p), git_file(pred_p)['why']  # the commit holding the file as it is on disk; none when it differs
-    t_cell = first_commit(cdir, '*/summary.json') if cdir.exists() else None
-    t_file = first_file(cdir, 'config.json') if cdir.exists() and t_cell is None else None  # a check running here, not committed yet
-    first = t_cell or t_file
-    return dict(pred=pred, dir=cdir, ended=ended, t_pred=t_pred, pred_why=why, t_cell=t_cell, t_file=t_file,
+    t = _check_times(pred_p, cdir)
+    return dict(pred=pred, dir=cdir, ended=ended, **t,
                 declared=len(cells) or sum(len(v) for v in ck['lrs'].values()) * len(ck['seeds']),  # from the prediction before the check starts
-                order='not started' if first is None else 'yes' if made_before([(t_pred, first)]) else 'NO',  # an unproved prediction: NO
-                cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600,
+                order=_order(t), cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600,
                 machines=sorted({s.get('cpu') or 'machine not recorded' for s in sums}))
 
+# %% ../nbs/15_pages.ipynb #5211564c
 def check_order_words(st: dict) -> str:
     "When the prediction (`check_state`) was made and committed, and when the check's first cell was: whether it came first, in a sentence."
     when_cell = (f"committed {st['t_cell'].isoformat()}" if st['t_cell'] else
@@ -441,19 +536,25 @@ def check_order_words(st: dict) -> str:
     return (f"**Predicted** {st['pred']['made_at']}, {committed}; "
             f"the check's first cell {when_cell}: made before the check ran: **{st['order']}**.")
 
+# %% ../nbs/15_pages.ipynb #76714d81
+def _score_rows(st: dict) -> pd.DataFrame:
+    "The check's ended cells (`check_state`) scored per measure and arm both ways: the point inside the predicted interval (the methods rule), and bracket overlap."
+    sm = score_measures(st['pred'], collect_results(st['dir']))
+    return pd.DataFrame([{'measure': Q_WORDS[x.quantity], 'arm': arm_label(getattr(x, ARM)), 'predicted [95%]': iv(x.pred_value, x.pred_lo, x.pred_hi),
+                          'observed on the check': iv(x.obs, x.obs_lo, x.obs_hi),
+                          'point inside (methods rule)': point_inside(x.obs, x.pred_lo, x.pred_hi, x.obs_lo, x.obs_hi),
+                          'bracket overlap': x.verdict, 'what it tells': x.tells} for x in sm.itertuples()]).set_index(['measure', 'arm'])
+
+# %% ../nbs/15_pages.ipynb #3c414cfd
 def check_scores(st: dict) -> tuple[str, pd.DataFrame|None]:
     "How many of the check's cells (`check_state`) ended, in a sentence, and their scores per measure and arm, both ways (None before any has ended)."
     n, d = len(st['ended']), st['declared']
     if not n: return f"**No check cell has ended yet** ({d} declared): the prediction is untested.", None
-    sm = score_measures(st['pred'], collect_results(st['dir']))
     words = (f"**{'Scored' if n == d else 'Provisional'}: {n} of {d} check cells ended** ({st['cpu_h']:.1f} CPU-hours; "
              f"{', '.join(st['machines'])})" + ('' if n == d else '; the verdicts can still change as the others end') + '.')
-    return words, pd.DataFrame([{'measure': Q_WORDS[x.quantity], 'arm': arm_label(getattr(x, ARM)), 'predicted [95%]': iv(x.pred_value, x.pred_lo, x.pred_hi),
-                                 'observed on the check': iv(x.obs, x.obs_lo, x.obs_hi),
-                                 'point inside (methods rule)': point_inside(x.obs, x.pred_lo, x.pred_hi, x.obs_lo, x.obs_hi),
-                                 'bracket overlap': x.verdict, 'what it tells': x.tells} for x in sm.itertuples()]).set_index(['measure', 'arm'])
+    return words, _score_rows(st)
 
-# %% ../nbs/15_pages.ipynb #ebc4f153
+# %% ../nbs/15_pages.ipynb #f8f770f8
 def margin_words(m: pd.DataFrame, on: str, steps: int) -> str:
     "How far QK-norm `on` moves each failure notion's edge at a rung of `steps` steps (`m`: its `rung_measures` indexed by arm): the ratio of the edges, or that their brackets overlap."
     out = []
@@ -464,16 +565,26 @@ def margin_words(m: pd.DataFrame, on: str, steps: int) -> str:
                                                                 " (brackets overlap: not moved at the grid's resolution)"))
     return f"at {steps} steps QK-norm's {'; '.join(out)}"
 
+# %% ../nbs/15_pages.ipynb #be654808
+def _plateau(t: pd.DataFrame, on: str) -> list:
+    "The LRs at which both the off arm and `on` end on the not-useful plateau (`verdicts.plateau_lrs`), lowest first: where a gap is no crossing."
+    return sorted(lr for _, lr in plateau_lrs(tidy_runs(t[t[ARM].isin([OFF, on])], list(CURVE))))
+
+# %% ../nbs/15_pages.ipynb #62005d70
+def _censored_words(t: pd.DataFrame, on: str, steps: int, flat_lr: float) -> str:
+    "Why the necessity threshold of `on` is censored above when both arms sit on the plateau from `flat_lr`: just below it the off arm is better, not worse."
+    nb = necessity_bracket(t, [on]).iloc[0]
+    return (f"at {steps} steps **QK-norm is necessary at no LR where either arm still trains usefully**: "
+            f"from LR {fmt(flat_lr)} up both arms end {NOT_USEFUL_WORDS[USEFUL]} (a plateau, where a gap is "
+            f"no crossing), and at the highest LR below that, {fmt(nb['lr_fail'])}, the off arm is {iv(-nb['gap_f'], -nb['gap_f_hi'], -nb['gap_f_lo'])} "
+            f"nats *better*, not {MARGIN} worse; so the threshold is censored above and no trend or prediction can use it")
+
+# %% ../nbs/15_pages.ipynb #6ab6f036
 def necessity_words(m: pd.DataFrame, t: pd.DataFrame, on: str, steps: int) -> str:
     "The necessity threshold of `on` at a rung of `steps` steps (`m` its measures by arm, `t` its results) with the gap at the optimum; censored above with both arms on a plateau, why."
     v, lo, hi, c = (m.at[on, k] for k in COLS['necessity'])
     s = f"at {steps} steps the necessity threshold is {iv(v, lo, hi)}"
     if np.isfinite(v): return s + f" and the gap at the optimum {iv(m.at[on, 'opt_gap'], m.at[on, 'opt_gap_lo'], m.at[on, 'opt_gap_hi'])} nats"
     if c not in ('above', 'partly above'): return s
-    flat = sorted(lr for _, lr in plateau_lrs(tidy_runs(t[t[ARM].isin([OFF, on])], list(CURVE))))
-    if not flat: return s
-    nb = necessity_bracket(t, [on]).iloc[0]
-    return (f"at {steps} steps **QK-norm is necessary at no LR where either arm still trains usefully**: "
-            f"from LR {fmt(flat[0])} up both arms end {NOT_USEFUL_WORDS[USEFUL]} (a plateau, where a gap is "
-            f"no crossing), and at the highest LR below that, {fmt(nb['lr_fail'])}, the off arm is {iv(-nb['gap_f'], -nb['gap_f_hi'], -nb['gap_f_lo'])} "
-            f"nats *better*, not {MARGIN} worse; so the threshold is censored above and no trend or prediction can use it")
+    flat = _plateau(t, on)
+    return _censored_words(t, on, steps, flat[0]) if flat else s
