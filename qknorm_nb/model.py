@@ -14,10 +14,10 @@ import torch.nn.functional as F
 from .config import RunConfig, ATTN_IMPLS
 from .arms import variant
 from .attention import CausalSelfAttention
+from fastcore.basics import patch  # GPT's methods, one cell each
 
 # %% auto #0
-__all__ = ['LayerNorm', 'MLP', 'Block', 'GPTConfig', 'GPT', 'n_params', 'arm_decay', 'configure_optimizers',
-           'load_nanogpt_state_dict']
+__all__ = ['LayerNorm', 'MLP', 'Block', 'GPTConfig', 'GPT', 'n_params', 'arm_decay', 'configure_optimizers']
 
 # %% ../nbs/03_model.ipynb #538794d2
 class LayerNorm(nn.Module):
@@ -57,7 +57,18 @@ class Block(nn.Module):
         x = x + self.attn(self.ln_1(x))
         return x + self.mlp(self.ln_2(x))
 
-# %% ../nbs/03_model.ipynb #1d00633b
+# %% ../nbs/03_model.ipynb #b4ea8b87
+def _check_gpt_config(c):
+    "Refuse a `GPTConfig` no model can be built from, naming the field, its value and what is allowed."
+    for k in ('block_size', 'vocab_size', 'n_layer', 'n_head', 'n_embd'):
+        v = getattr(c, k)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"GPTConfig {k}={v!r} must be an integer >= 1")
+    if c.n_embd % c.n_head: raise ValueError(f"GPTConfig n_embd={c.n_embd} is not divisible by n_head={c.n_head}")
+    if not 0 <= c.dropout < 1: raise ValueError(f"GPTConfig dropout={c.dropout!r} must be in [0, 1)")
+    if c.attn_impl not in ATTN_IMPLS: raise ValueError(f"GPTConfig attn_impl={c.attn_impl!r} is not one of {', '.join(map(repr, ATTN_IMPLS))}")
+    variant(c.qk_norm)  # an unknown arm: ValueError naming the allowed ones
+
+# %% ../nbs/03_model.ipynb #2c8af164
 @dataclass(frozen=True)
 class GPTConfig:
     "The model's shape and its one switch, as nanoGPT's GPTConfig: what `GPT` is built from."
@@ -71,22 +82,14 @@ class GPTConfig:
     qk_norm: str = 'none'     # the arm (00a_arms)
     attn_impl: str = 'sdpa'   # how attention is computed: the fused kernel or written out (same numbers to rounding)
 
-    def __post_init__(self):
-        for k in ('block_size', 'vocab_size', 'n_layer', 'n_head', 'n_embd'):
-            v = getattr(self, k)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"GPTConfig {k}={v!r} must be an integer >= 1")
-        if self.n_embd % self.n_head: raise ValueError(f"GPTConfig n_embd={self.n_embd} is not divisible by n_head={self.n_head}")
-        if not 0 <= self.dropout < 1: raise ValueError(f"GPTConfig dropout={self.dropout!r} must be in [0, 1)")
-        if self.attn_impl not in ATTN_IMPLS: raise ValueError(f"GPTConfig attn_impl={self.attn_impl!r} is not one of {', '.join(map(repr, ATTN_IMPLS))}")
-        variant(self.qk_norm)  # an unknown arm: ValueError naming the allowed ones
+    def __post_init__(self): _check_gpt_config(self)  # a frozen config is checked once, when it is made
 
     @classmethod
     def of(cls, cfg) -> GPTConfig:
         "The model's part of `cfg` (a `RunConfig`, or anything with these fields)."
         return cls(**{f.name: getattr(cfg, f.name) for f in fields(cls)})
 
-
-# %% ../nbs/03_model.ipynb #49520e91
+# %% ../nbs/03_model.ipynb #65cbda01
 class GPT(nn.Module):
     "nanoGPT: token + position embeddings, n_layer pre-LN blocks, final LayerNorm, tied output head."
     def __init__(self, config: GPTConfig | RunConfig):
@@ -105,30 +108,36 @@ class GPT(nn.Module):
         for pn, p in self.named_parameters():  # GPT-2's scaled init of the residual projections
             if pn.endswith('c_proj.weight'): nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
 
-    def _init_weights(self, module):
-        if isinstance(module, nn.Linear):
-            nn.init.normal_(module.weight, mean=0.0, std=0.02)
-            if module.bias is not None: nn.init.zeros_(module.bias)
-        elif isinstance(module, nn.Embedding): nn.init.normal_(module.weight, mean=0.0, std=0.02)
+# %% ../nbs/03_model.ipynb #182a812f
+@patch
+def _init_weights(self: GPT, module):
+    "GPT-2's init of one module: N(0, 0.02) weights, zero biases (the residual projections are rescaled after)."
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        if module.bias is not None: nn.init.zeros_(module.bias)
+    elif isinstance(module, nn.Embedding): nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
-    def forward(self, idx, targets=None, probe: bool = False):
-        B, T = idx.size()
-        assert T <= self.config.block_size, f"sequence length {T} > block_size {self.config.block_size}"
-        pos = torch.arange(0, T, dtype=torch.long, device=idx.device)  # (T,)
-        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
-        trace = dict(attn=[], resid=[]) if probe else None
-        for block in self.transformer.h:
-            if probe:
-                x, stats = block(x, probe=True)
-                trace['attn'].append(stats); trace['resid'].append(x.detach())
-            else: x = block(x)
-        x = self.transformer.ln_f(x)
-        if targets is not None:
-            logits = self.lm_head(x)  # (B, T, vocab)
-            loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
-        else:
-            logits, loss = self.lm_head(x[:, [-1], :]), None  # (B, 1, vocab): only the last position
-        return (logits, loss, trace) if probe else (logits, loss)
+# %% ../nbs/03_model.ipynb #db3fe16b
+@patch
+def forward(self: GPT, idx, targets=None, probe: bool = False):
+    "`(logits, loss)` as nanoGPT (loss None without `targets`); with `probe`, also the trace: each layer's attention statistics and residual stream."
+    B, T = idx.size()
+    assert T <= self.config.block_size, f"sequence length {T} > block_size {self.config.block_size}"
+    pos = torch.arange(0, T, dtype=torch.long, device=idx.device)  # (T,)
+    x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
+    trace = dict(attn=[], resid=[]) if probe else None
+    for block in self.transformer.h:
+        if probe:
+            x, stats = block(x, probe=True)
+            trace['attn'].append(stats); trace['resid'].append(x.detach())
+        else: x = block(x)
+    x = self.transformer.ln_f(x)
+    if targets is not None:
+        logits = self.lm_head(x)  # (B, T, vocab)
+        loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+    else:
+        logits, loss = self.lm_head(x[:, [-1], :]), None  # (B, 1, vocab): only the last position
+    return (logits, loss, trace) if probe else (logits, loss)
 
 # %% ../nbs/03_model.ipynb #1ce45bfc
 @torch.no_grad()
@@ -143,12 +152,13 @@ def n_params(model: nn.Module, non_embedding: bool = False) -> int:
         total += p.numel()
     return total
 
-# %% ../nbs/03_model.ipynb #ff8818b7
+# %% ../nbs/03_model.ipynb #d9a2b011
 def arm_decay(model: nn.Module) -> dict:
     "{id(parameter): decayed?} for every parameter the model's arm declares (`Variant.params`, 00a_arms), in every layer."
     arm = variant(model.config.qk_norm)
     return {id(t): p.decay for n, t in model.named_parameters() for p in arm.params if n.endswith(f'attn.{p.name}')}
 
+# %% ../nbs/03_model.ipynb #2a5498a2
 def configure_optimizers(model: nn.Module, weight_decay: float, lr: float, betas: tuple, eps: float = 1e-8,
                          fused: bool | None = None) -> torch.optim.AdamW:
     "AdamW with decay on 2-D+ parameters (nanoGPT), but the QK-norm arm's own ones as their declaration says."
@@ -159,11 +169,3 @@ def configure_optimizers(model: nn.Module, weight_decay: float, lr: float, betas
               dict(params=[p for p in params if not decayed(p)], weight_decay=0.0)]
     kw = dict(fused=True) if fused else {}
     return torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps, **kw)
-
-# %% ../nbs/03_model.ipynb #733d0982
-def load_nanogpt_state_dict(model: GPT, state_dict: dict) -> GPT:
-    "Load a nanoGPT-style state dict (compile prefix and mask buffers tolerated) into `model`, strictly."
-    sd = {k.removeprefix('_orig_mod.'): v for k, v in state_dict.items()}
-    sd = {k: v for k, v in sd.items() if not k.endswith('.attn.bias')}  # the causal-mask buffer, not a weight
-    model.load_state_dict(sd, strict=True)
-    return model
