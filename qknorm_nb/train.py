@@ -45,6 +45,17 @@ def save_checkpoint(run_dir: Path, model, opt, state: dict, cfg: RunConfig):
     if torch.cuda.is_available(): ck['cuda_rng'] = torch.cuda.get_rng_state_all()
     atomic_save(ck, run_dir / CKPT)
 
+# %% ../nbs/05_train.ipynb #18fd1950
+def _log_problem(state: dict, step: int) -> str | None:
+    "What makes a checkpoint's metric log one a live run at `step` cannot have (None: it is sound)."
+    log = state.get('log', [])
+    if not isinstance(log, list) or not all(isinstance(r, dict) and is_int(r.get('step')) for r in log):
+        return "its log is not a list of records with integer steps"
+    if log and log[-1]['step'] > step: return f"its log reaches step {log[-1]['step']}, beyond its step {step}"
+    logged = state.get('logged', 0)
+    if not is_int(logged) or not 0 <= logged <= len(log): return f"logged={logged!r} is not in [0, {len(log)}] (the log's length)"
+    return None
+
 # %% ../nbs/05_train.ipynb #db3c9736
 def checkpoint_problem(state, cfg: RunConfig) -> str | None:
     "What makes a checkpoint's run state one a live run of `cfg` cannot have written (None: it is sound)."
@@ -52,22 +63,25 @@ def checkpoint_problem(state, cfg: RunConfig) -> str | None:
     step = state.get('step')
     if not is_int(step) or not 0 <= step <= cfg.max_iters: return f"step={step!r} is not an integer in [0, max_iters={cfg.max_iters}]"
     if state.get('status') != 'running': return f"status={state.get('status')!r}: a checkpoint is written while the run is 'running'"
-    log = state.get('log', [])
-    if not isinstance(log, list) or not all(isinstance(r, dict) and is_int(r.get('step')) for r in log):
-        return "its log is not a list of records with integer steps"
-    if log and log[-1]['step'] > step: return f"its log reaches step {log[-1]['step']}, beyond its step {step}"
-    logged = state.get('logged', 0)
-    if not is_int(logged) or not 0 <= logged <= len(log): return f"logged={logged!r} is not in [0, {len(log)}] (the log's length)"
+    if (why := _log_problem(state, step)) is not None: return why
     for k in ('elapsed', 'resumes'):
         v = state.get(k, 0)
         if not (is_num(v) and v >= 0): return f"{k}={v!r} is not a number >= 0"
     return None
 
-# %% ../nbs/05_train.ipynb #34eabeae
+# %% ../nbs/05_train.ipynb #9fd8ee0d
 def load_checkpoint(run_dir: Path, model, opt, cfg: RunConfig) -> dict | None:
     "Restore a checkpoint into model and opt; return the run state, or None when there is none usable."
     path = run_dir / CKPT
-    if not path.exists(): return None
+    if not path.exists() or (ck := _usable_checkpoint(path, cfg)) is None: return None
+    model.load_state_dict(ck['model']); opt.load_state_dict(ck['optimizer'])
+    torch.set_rng_state(ck['rng'])
+    if 'cuda_rng' in ck and torch.cuda.is_available(): torch.cuda.set_rng_state_all(ck['cuda_rng'])
+    return restore_state(ck['state'], cfg)
+
+# %% ../nbs/05_train.ipynb #41ec6520
+def _usable_checkpoint(path: Path, cfg: RunConfig) -> dict | None:
+    "The checkpoint at `path` if a run of `cfg` may resume from it; else None, and a warning that says why."
     try: ck = torch.load(path, map_location='cpu', weights_only=True)
     except Exception as e:  # a truncated or foreign file: start over rather than trust it
         warnings.warn(f"ignoring unreadable checkpoint {path}: {type(e).__name__}: {e}")
@@ -80,10 +94,7 @@ def load_checkpoint(run_dir: Path, model, opt, cfg: RunConfig) -> dict | None:
         path.rename(bad)
         warnings.warn(f"checkpoint {path} is not one a live run writes ({why}): moved to {bad.name}; the run starts over")
         return None
-    model.load_state_dict(ck['model']); opt.load_state_dict(ck['optimizer'])
-    torch.set_rng_state(ck['rng'])
-    if 'cuda_rng' in ck and torch.cuda.is_available(): torch.cuda.set_rng_state_all(ck['cuda_rng'])
-    return restore_state(ck['state'], cfg)
+    return ck
 
 # %% ../nbs/05_train.ipynb #707fe159
 VAL_SEED = 1234  # the same held-out batches for every run, whatever its seed
@@ -203,69 +214,112 @@ def train(cfg: RunConfig,          # a validated run config
     run_dir.mkdir(parents=True, exist_ok=True)
     write_json(run_dir / 'config.json', cfg.to_dict())
     model, opt, fwd, autocast = build(cfg, device)
-    state = load_checkpoint(run_dir, model, opt, cfg)
-    if state is None: state = new_state(cfg)
-    else: state['resumes'] += 1
-    state['data_warnings'] = data_warnings(data.meta)  # validation text that is training text, a text shorter than its budget
+    state = _start_state(run_dir, model, opt, cfg, data)
     tracker = open_tracker(cfg, run_dir, state['step'])
     try: return _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt, lines)
     finally:
         if tracker is not None: tracker.close()
 
-# %% ../nbs/05_train.ipynb #cd14835f
+# %% ../nbs/05_train.ipynb #87e18852
+def _start_state(run_dir: Path, model, opt, cfg: RunConfig, data) -> dict:
+    "The run state to start from: the checkpoint's (one resume more), else a fresh one; with what the data warns of."
+    state = load_checkpoint(run_dir, model, opt, cfg)
+    if state is None: state = new_state(cfg)
+    else: state['resumes'] += 1
+    state['data_warnings'] = data_warnings(data.meta)  # validation text that is training text, a text shorter than its budget
+    return state
+
+# %% ../nbs/05_train.ipynb #6e3a4f24
 def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker, progress, keep_ckpt, lines=False):
-    val_batches = [get_batch(data.val, cfg.batch_size, cfg.block_size, VAL_SEED, i, device) for i in range(cfg.eval_iters)]
+    "Train from `state`'s step to the end of the run; then the full validation read, the verdict and the files."
+    val_batches = _val_batches(data, cfg, device)
     bar, live = _bar(cfg, state['step'], progress), ProgressWriter(run_dir, cfg)
     t0, elapsed0 = time.perf_counter(), state['elapsed']
     live.update(state, force=True)
-    split = dict.fromkeys(TIME_SPLIT, 0.0)  # where this session's wall time goes (the summary's time_split; qknorm bench reads it)
-    def clock(part, t):
-        now = time.perf_counter(); split[part] += now - t; return now
+    clock = _Clock()  # where this session's wall time goes
     said = (state['step'], time.perf_counter())  # the last printed line's step and time
-
-    def save():
-        state['elapsed'] = elapsed0 + time.perf_counter() - t0
-        write_jsonl(run_dir / 'metrics.jsonl', state['log'])
-        if cfg.ckpt_every: save_checkpoint(run_dir, model, opt, state, cfg)
-
     while state['status'] == 'running':
         step = state['step']
         lr = get_lr(step, cfg)
         last = step == cfg.max_iters
-        # --- evaluate, probe, checkpoint
-        t = time.perf_counter()
-        if due(state, 'eval', step, cfg.eval_every, last):
-            val = evaluate(fwd, val_batches, autocast)
-            check_eval(state, cfg, step, val)
-            record(state, step, cfg, tracker, lr=lr, val_loss=val)
-            t = clock('eval', t)
-        if due(state, 'probe', step, cfg.probe_every, last):
-            check_probe(state, stats := run_probes(model, val_batches[0][0], autocast))
-            record(state, step, cfg, tracker, lr=lr, **stats)
-            t = clock('probe', t)
+        t = _measure(state, cfg, step, last, lr, fwd, model, val_batches, autocast, tracker, clock)
         if last or state['status'] != 'running': break
-        if cfg.ckpt_every and step > 0 and step % cfg.ckpt_every == 0 and state.get('ckpt_step') != step:
-            state['ckpt_step'] = step; save()
+        if _ckpt_due(state, cfg, step):
+            state['ckpt_step'], state['elapsed'] = step, elapsed0 + time.perf_counter() - t0
+            _save(run_dir, model, opt, state, cfg)
             t = clock('checkpoint', t)
-        # --- forward, backward, clip, step, log
-        lossf, norm = train_step(fwd, model, opt, data.train, step, cfg, device, autocast)
-        t = clock('train_step', t)
-        if check_train_loss(state, cfg, step, lossf):  # a logged step
-            record(state, step, cfg, tracker, lr=lr, train_loss=lossf, grad_norm=norm.item())
-            if lines: said = say(said, step, lossf, state, cfg)
+        lossf, logged = _step(state, cfg, step, lr, fwd, model, opt, data, device, autocast, tracker, clock, t)
+        if lines and logged: said = say(said, step, lossf, state, cfg)
         state['step'] = step + 1 if state['status'] == 'running' else step
         live.update(state)
         bar.update(1); bar.set_postfix(loss=f"{lossf:.3f}", val=f"{state['last_val']:.3f}")
-
     bar.close()
-    if state['status'] == 'running':  # the last step was reached: the rule's loss, on the whole validation split
-        t = time.perf_counter()
-        state['final_val_loss_full'], state['final_val_tokens'] = evaluate_full(
-            model, data.val, cfg.batch_size, cfg.block_size, autocast, device)
-        clock('eval', t)
+    _final_read(state, cfg, model, data, autocast, device, clock)
     state['elapsed'] = elapsed0 + time.perf_counter() - t0
-    split['other'] = max(0.0, state['elapsed'] - elapsed0 - sum(split.values()))  # logging, progress, the loop itself
-    state['time_split'] = split
+    clock.split['other'] = max(0.0, state['elapsed'] - elapsed0 - sum(clock.split.values()))  # logging, progress, the loop itself
+    state['time_split'] = clock.split
+    return _write_end(state, cfg, run_dir, model, device, tracker, live, keep_ckpt)
+
+# %% ../nbs/05_train.ipynb #6719c716
+class _Clock:
+    "Where a session's wall time goes (the summary's `time_split`; `qknorm bench` reads it): seconds per part of `TIME_SPLIT`."
+    def __init__(self): self.split = dict.fromkeys(TIME_SPLIT, 0.0)
+    def __call__(self, part: str, t: float) -> float:
+        "Add the time since `t` to `part`; return now, where the next part starts."
+        now = time.perf_counter(); self.split[part] += now - t; return now
+
+# %% ../nbs/05_train.ipynb #5f161f2a
+def _val_batches(data, cfg: RunConfig, device) -> list:
+    "The run's `eval_iters` fixed validation batches (`VAL_SEED`): the same for every run of a study, whatever its seed."
+    return [get_batch(data.val, cfg.batch_size, cfg.block_size, VAL_SEED, i, device) for i in range(cfg.eval_iters)]
+
+# %% ../nbs/05_train.ipynb #a9aec9c8
+def _measure(state, cfg, step: int, last: bool, lr: float, fwd, model, val_batches, autocast, tracker, clock) -> float:
+    "Evaluate and probe when due (each at most once per step, also across a resume); return the time the next part starts."
+    t = time.perf_counter()
+    if due(state, 'eval', step, cfg.eval_every, last):
+        val = evaluate(fwd, val_batches, autocast)
+        check_eval(state, cfg, step, val)
+        record(state, step, cfg, tracker, lr=lr, val_loss=val)
+        t = clock('eval', t)
+    if due(state, 'probe', step, cfg.probe_every, last):
+        check_probe(state, stats := run_probes(model, val_batches[0][0], autocast))
+        record(state, step, cfg, tracker, lr=lr, **stats)
+        t = clock('probe', t)
+    return t
+
+# %% ../nbs/05_train.ipynb #f27a23c8
+def _ckpt_due(state: dict, cfg: RunConfig, step: int) -> bool:
+    "Whether a checkpoint is due at `step`: every `ckpt_every` steps (0: never), not at step 0, once per step also across a resume."
+    return bool(cfg.ckpt_every and step > 0 and step % cfg.ckpt_every == 0 and state.get('ckpt_step') != step)
+
+# %% ../nbs/05_train.ipynb #0ffd9a8a
+def _save(run_dir: Path, model, opt, state: dict, cfg: RunConfig):
+    "Write the metrics so far and, when the run keeps checkpoints, a checkpoint: what a resumed run starts from."
+    write_jsonl(run_dir / 'metrics.jsonl', state['log'])
+    if cfg.ckpt_every: save_checkpoint(run_dir, model, opt, state, cfg)
+
+# %% ../nbs/05_train.ipynb #78433439
+def _step(state, cfg, step: int, lr: float, fwd, model, opt, data, device, autocast, tracker, clock, t) -> tuple[float, bool]:
+    "Take the optimisation step `step` and hand its loss to the run state, which keeps the rules: (loss, logged?)."
+    lossf, norm = train_step(fwd, model, opt, data.train, step, cfg, device, autocast)
+    clock('train_step', t)
+    logged = check_train_loss(state, cfg, step, lossf)
+    if logged: record(state, step, cfg, tracker, lr=lr, train_loss=lossf, grad_norm=norm.item())
+    return lossf, logged
+
+# %% ../nbs/05_train.ipynb #3b66ff5d
+def _final_read(state: dict, cfg: RunConfig, model, data, autocast, device, clock):
+    "The rule's loss on the whole validation split, once the last step was reached (a run that ended early has none)."
+    if state['status'] != 'running': return
+    t = time.perf_counter()
+    state['final_val_loss_full'], state['final_val_tokens'] = evaluate_full(
+        model, data.val, cfg.batch_size, cfg.block_size, autocast, device)
+    clock('eval', t)
+
+# %% ../nbs/05_train.ipynb #ddbd4b38
+def _write_end(state: dict, cfg: RunConfig, run_dir: Path, model, device, tracker, live, keep_ckpt: bool) -> dict:
+    "The verdict and the run folder's last files, the summary last; the checkpoint and the progress file go."
     finish(state)
     flush(state, tracker)
     write_jsonl(run_dir / 'metrics.jsonl', state['log'])
