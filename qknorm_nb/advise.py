@@ -26,7 +26,7 @@ __all__ = ['PUBLISHED', 'AXES', 'SAME_RUN', 'GROUP', 'ARMS', 'NUMERIC', 'CATEGOR
            'mismatches', 'nearest', 'outside_range', 'p_needed', 'verdict', 'group_label', 'group_entry',
            'answer_measured', 'move', 'answer_moved', 'advise', 'format_advice', 'add_advise_args', 'advise_main']
 
-# %% ../nbs/07i_advise.ipynb #7d30b321
+# %% ../nbs/07i_advise.ipynb #31d30568
 PUBLISHED = ('cliff-tinystories', 'length-tinystories', 'mechanism-tinystories', 'mechanism-gains-tinystories',
              'cpu-tinystories', 'depth-confirm', 'ladder', 'length')  # under runs/; the first folder holding a run names it
 AXES = dict(n_layer='log10', n_embd='log10', steps='log10', batch_tokens='log10', tokenizer='category', corpus='category')  # distance: decades
@@ -34,6 +34,7 @@ SAME_RUN = ('n_head', 'warmup_iters', 'dataset')  # beside the axes, what makes 
 GROUP = [*AXES, *SAME_RUN]  # one group: these equal
 ARMS = (OFF, 'layernorm')  # the comparison every group answers
 
+# %% ../nbs/07i_advise.ipynb #d553c80c
 def study_folders(runs_dir='runs') -> list[Path]:
     "The published study folders: each `PUBLISHED` folder, or each rung and check folder of a published ladder."
     out = []
@@ -43,7 +44,7 @@ def study_folders(runs_dir='runs') -> list[Path]:
         elif (d/'study.json').is_file(): out.append(d)
     return out
 
-# %% ../nbs/07i_advise.ipynb #c32622e0
+# %% ../nbs/07i_advise.ipynb #433c9dd6
 def _axes(df: pd.DataFrame) -> pd.DataFrame:
     "The advice's coordinates of each run: the AXES, then the SAME_RUN fields (the text file by name)."
     return pd.DataFrame(dict(n_layer=df['n_layer'].astype(int), n_embd=df['n_embd'].astype(int), steps=df['max_iters'].astype(int),
@@ -51,19 +52,24 @@ def _axes(df: pd.DataFrame) -> pd.DataFrame:
                              corpus=df['dataset'].map(corpus_of), n_head=df['n_head'].astype(int),
                              warmup_iters=df['warmup_iters'].astype(int), dataset=df['dataset'].map(lambda p: Path(str(p)).name)))
 
+# %% ../nbs/07i_advise.ipynb #181ab73a
+def _ended(d) -> pd.DataFrame|None:
+    "The ended runs of both arms in study folder `d`, the advice's coordinates first and the folder last (None where it has none)."
+    from qknorm_nb.sweep import collect_results
+    df = collect_results(d)
+    df = df[df['status'].isin(COMPLETE) & df[ARM].isin(ARMS)]
+    if not len(df): return None
+    return pd.concat([_axes(df).reset_index(drop=True), df.drop(columns=[c for c in GROUP if c in df]).reset_index(drop=True).assign(folder=str(d))], axis=1)
+
+# %% ../nbs/07i_advise.ipynb #c8d41197
 def published_runs(runs_dir='runs') -> pd.DataFrame:
     "Every ended run of both arms in the published folders, once each (a copied run counts in the first folder that holds it)."
-    from qknorm_nb.sweep import collect_results
-    parts = []
-    for d in study_folders(runs_dir):
-        df = collect_results(d)
-        df = df[df['status'].isin(COMPLETE) & df[ARM].isin(ARMS)]
-        if len(df): parts.append(pd.concat([_axes(df).reset_index(drop=True), df.drop(columns=[c for c in GROUP if c in df]).reset_index(drop=True).assign(folder=str(d))], axis=1))
+    parts = [p for p in map(_ended, study_folders(runs_dir)) if p is not None]
     if not parts: raise ResultsError(f"no published run under {runs_dir}: the advice reads {', '.join(PUBLISHED)}")
     runs = pd.concat(parts, ignore_index=True)
     return runs.drop_duplicates([*AXES, *SAME_RUN, ARM, 'lr', 'seed'], keep='first').reset_index(drop=True)
 
-# %% ../nbs/07i_advise.ipynb #3b4604a0
+# %% ../nbs/07i_advise.ipynb #83795938
 def _tuned_bracket(lrs, best) -> tuple:
     "Half a grid step either side of the off arm's best LR (in log LR): where its tuned LR lies on that grid."
     lrs = np.sort(np.unique(np.asarray(lrs, float)))
@@ -72,22 +78,29 @@ def _tuned_bracket(lrs, best) -> tuple:
     hi = math.sqrt(best * lrs[i + 1]) if i < len(lrs) - 1 else best  # grid is all that was tried
     return lo, hi
 
+# %% ../nbs/07i_advise.ipynb #dcc9827f
+def _off_cliff(t: pd.DataFrame) -> tuple:
+    "(cliff fit, collapses) of the off arm's runs in `t`: the fit and (lr, collapsed, runs) per LR, what P(collapse) is read from."
+    cr = collapse_runs(t).query(f"{ARM} == @OFF")
+    ct = cr.groupby('lr')['collapsed'].agg(k='sum', n='size')
+    return cliff_fit(cr), [(float(lr), int(r.k), int(r.n)) for lr, r in ct.iterrows()]
+
+# %% ../nbs/07i_advise.ipynb #060dbb51
 def _one_group(g: pd.DataFrame) -> dict:
     "The tuned LR, the necessity threshold and the off arm's cliff of one group's runs, with the off arm's collapses per LR."
     t = g.drop(columns=[c for c in GROUP if c not in ('n_layer',)])  # one curve per arm: the table the verdicts read
     off = t[t[ARM] == OFF]
     tuned = float(optimal_lr(off).iloc[0]['lr_star'])
     nb = necessity_bracket(t).iloc[0]
-    cr = collapse_runs(t).query(f"{ARM} == @OFF")
-    ct = cr.groupby('lr')['collapsed'].agg(k='sum', n='size')
-    cf = cliff_fit(cr)
-    return dict(tuned_lr=tuned, tuned_lo=(b := _tuned_bracket(off['lr'], tuned))[0], tuned_hi=b[1],
+    cf, collapses = _off_cliff(t)
+    lo, hi = _tuned_bracket(off['lr'], tuned)
+    return dict(tuned_lr=tuned, tuned_lo=lo, tuned_hi=hi,
                 threshold=nb['threshold'], thr_lo=nb['thr_lo'], thr_hi=nb['thr_hi'], censored=nb['censored'],
                 lr_min=float(off['lr'].min()), lr_max=float(off['lr'].max()),
                 n_seeds=int(g['seed'].nunique()), n_runs=len(g), n_lrs=int(g['lr'].nunique()),
-                folders=sorted(set(g['folder'])), cliff=cf,
-                collapses=[(float(lr), int(r.k), int(r.n)) for lr, r in ct.iterrows()])  # (lr, collapsed, runs) of the off arm
+                folders=sorted(set(g['folder'])), cliff=cf, collapses=collapses)  # collapses: (lr, collapsed, runs) of the off arm
 
+# %% ../nbs/07i_advise.ipynb #8b4abbc8
 def groups(runs: pd.DataFrame) -> pd.DataFrame:
     "One row per published group with both arms at two or more LRs: its coordinates and `_one_group`'s numbers; `multiple` is the threshold over the tuned LR."
     rows = []
@@ -98,51 +111,78 @@ def groups(runs: pd.DataFrame) -> pd.DataFrame:
     for c, t in (('mult', 'threshold'), ('mult_lo', 'thr_lo'), ('mult_hi', 'thr_hi')): gs[c] = gs[t] / gs['tuned_lr']
     return gs
 
-# %% ../nbs/07i_advise.ipynb #1e5a8aaa
+# %% ../nbs/07i_advise.ipynb #c84e9383
 NUMERIC = tuple(a for a, s in AXES.items() if s != 'category')  # the axes measured in decades
 CATEGORIES = tuple(a for a, s in AXES.items() if s == 'category')
 FLAGS = dict(n_layer='--n-layer', n_embd='--n-embd', steps='--steps', batch_tokens='--batch-tokens', tokenizer='--tokenizer',
              lr='--lr', corpus='--corpus', n_head='--n-head', warmup_iters='--warmup-iters', dataset='--dataset')
 
+# %% ../nbs/07i_advise.ipynb #eece616c
+def _whole(k: str, v, least: int = 1):
+    "A `ConfigError` naming `k`'s flag unless `v` is a whole number (a bool is not one), at least `least`."
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least:
+        raise ConfigError(f"{FLAGS[k]}={v!r} is not allowed: it must be a whole number, at least {least}")
+
+# %% ../nbs/07i_advise.ipynb #ece2da84
+def _peak_lr(lr):
+    "A `ConfigError` unless `lr` is a finite number above 0 (a bool or a string is not one)."
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.number)) or not math.isfinite(lr) or lr <= 0:
+        raise ConfigError(f"--lr={lr!r} is not allowed: it must be a finite peak learning rate above 0, e.g. 3e-3")
+
+# %% ../nbs/07i_advise.ipynb #180c974b
 def check_question(n_layer, n_embd, steps, batch_tokens, tokenizer, lr, corpus=None, n_head=None, warmup_iters=None) -> dict:
     "The builder's configuration as advise reads it, or a `ConfigError` naming the flag, the value and what is allowed."
     cfg = dict(n_layer=n_layer, n_embd=n_embd, steps=steps, batch_tokens=batch_tokens)
-    for k, v in (cfg | dict(n_head=n_head)).items():
-        if v is None and k == 'n_head': continue
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ConfigError(f"{FLAGS[k]}={v!r} is not allowed: it must be a whole number, at least 1")
-    if warmup_iters is not None and (isinstance(warmup_iters, bool) or not isinstance(warmup_iters, (int, np.integer)) or warmup_iters < 0):
-        raise ConfigError(f"--warmup-iters={warmup_iters!r} is not allowed: it must be a whole number, at least 0")
-    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.number)) or not math.isfinite(lr) or lr <= 0:
-        raise ConfigError(f"--lr={lr!r} is not allowed: it must be a finite peak learning rate above 0, e.g. 3e-3")
+    for k, v in cfg.items(): _whole(k, v)
+    if n_head is not None: _whole('n_head', n_head)
+    if warmup_iters is not None: _whole('warmup_iters', warmup_iters, 0)
+    _peak_lr(lr)
     if tokenizer not in TOKENIZERS: raise ConfigError(f"--tokenizer={tokenizer!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
     if corpus is not None and (not isinstance(corpus, str) or not corpus.strip()):
         raise ConfigError(f"--corpus={corpus!r} is not allowed: give a corpus name (e.g. tinystories) or leave it out")
     return {k: int(v) for k, v in cfg.items()} | dict(tokenizer=tokenizer, corpus=corpus, lr=float(lr))
 
-# %% ../nbs/07i_advise.ipynb #ba36181c
+# %% ../nbs/07i_advise.ipynb #872bc2c8
 QUANTITY_COLS = dict(threshold=('threshold', 'thr_lo', 'thr_hi'), multiple=('mult', 'mult_lo', 'mult_hi'),
                      tuned=('tuned_lr', 'tuned_lo', 'tuned_hi'))  # what advise moves: (point, lo, hi) columns of `groups`
 N_REPLICATES = 2000  # replicates of every trend and every moved answer (numpy default_rng(0))
 
+# %% ../nbs/07i_advise.ipynb #6c0af529
 def _usable(gs, q) -> pd.Series:
     "Groups whose `q` has a closed bracket (a censored threshold cannot be moved or fitted: its bracket is open)."
     v, lo, hi = QUANTITY_COLS[q]
     return (gs[lo] > 0) & np.isfinite(gs[hi]) & np.isfinite(gs[v])
 
+# %% ../nbs/07i_advise.ipynb #751f44c0
 def families(gs: pd.DataFrame, axis: str, q: str = 'threshold') -> list:
     "The sets of usable groups that differ in `axis` alone: every other axis, the text file, the warmup fraction and the head size equal."
     d = gs[_usable(gs, q)].assign(_warm=(gs['warmup_iters'] / gs['steps']).round(4), _head=gs['n_embd'] // gs['n_head'])
     key = [a for a in AXES if a != axis] + ['dataset', '_warm', '_head']
     return [f.drop(columns=['_warm', '_head']) for _, f in d.groupby(key) if f[axis].nunique() >= 2]
 
-# %% ../nbs/07i_advise.ipynb #c0d401af
+# %% ../nbs/07i_advise.ipynb #0cd7ef9d
 def _within(x, fam):
     "x (..., n) with each family's mean taken off along the last axis: one intercept per family, so only the change within a family counts."
     x = np.array(x, float)
     for f in np.unique(fam): x[..., fam == f] -= x[..., fam == f].mean(-1, keepdims=True)
     return x
 
+# %% ../nbs/07i_advise.ipynb #c9dca527
+def _slope(d: pd.DataFrame, axis: str, v: str) -> tuple:
+    "(x, y, sxx, slope): log10 of `axis` and of column `v` less each family's mean, and the least-squares slope through them."
+    fam = d['fam'].values
+    x = _within(np.log10(d[axis].values.astype(float)), fam)
+    sxx, y = (x * x).sum(), _within(np.log10(d[v].values), fam)
+    return x, y, sxx, float((x * y).sum() / sxx)
+
+# %% ../nbs/07i_advise.ipynb #c2d813b5
+def _bracket_draws(d: pd.DataFrame, lo: str, hi: str, x, sxx, n: int, rng) -> np.ndarray:
+    "(n,) slopes, each refitted with every group's value drawn log-uniformly in its bracket (as 06c draws a bracketed measure)."
+    l, h = np.log10(d[lo].values), np.log10(d[hi].values)
+    ys = l + (h - l) * rng.random((n, len(d)))
+    return (_within(ys, d['fam'].values) * x).sum(-1) / sxx
+
+# %% ../nbs/07i_advise.ipynb #4be903bf
 def fit_axis(gs: pd.DataFrame, axis: str, q: str = 'threshold', n: int = N_REPLICATES, seed: int = 0) -> dict:
     "The trend of log10 `q` per decade of `axis` over its families: slope (one intercept per family), its replicates and the span measured."
     fs = families(gs, axis, q)
@@ -151,33 +191,31 @@ def fit_axis(gs: pd.DataFrame, axis: str, q: str = 'threshold', n: int = N_REPLI
     if not fs: return out | dict(note=f"no published groups differ in {axis} alone")
     v, lo, hi = QUANTITY_COLS[q]
     d = pd.concat(fs, keys=range(len(fs)), names=['fam']).reset_index(level=0)
-    fam = d['fam'].values
-    x = _within(np.log10(d[axis].values.astype(float)), fam)
-    sxx, y = (x * x).sum(), _within(np.log10(d[v].values), fam)
-    b = float((x * y).sum() / sxx)
+    x, y, sxx, b = _slope(d, axis, v)
     rng = np.random.default_rng(seed)
-    l, h = np.log10(d[lo].values), np.log10(d[hi].values)
-    ys = l + (h - l) * rng.random((n, len(d)))  # each group's value drawn log-uniformly in its bracket (as 06c draws a bracketed measure)
-    reps = (_within(ys, fam) * x).sum(-1) / sxx
+    reps = _bracket_draws(d, lo, hi, x, sxx, n, rng)
     dof = len(d) - len(fs) - 1  # the groups' scatter about the lines, beyond what their brackets allow, as a t draw on the slope
     note = ''
     if dof >= 1: reps = reps + math.sqrt(((y - b * x) ** 2).sum() / dof / sxx) * rng.standard_t(dof, n)
     else: note = f"{len(d)} groups in {len(fs)} families leave no scatter to measure: the interval is their brackets' alone"
     return out | dict(slope=b, reps=reps, span=(float(d[axis].min()), float(d[axis].max())), note=note)
 
+# %% ../nbs/07i_advise.ipynb #3eb20c79
 def trends(gs: pd.DataFrame, n: int = N_REPLICATES) -> dict:
     "{quantity: {axis: `fit_axis`}} for every quantity advise moves and every numeric axis."
     return {q: {a: fit_axis(gs, a, q, n) for a in NUMERIC} for q in QUANTITY_COLS}
 
+# %% ../nbs/07i_advise.ipynb #8a139aeb
 def slope_interval(tr: dict, level: float = RULE.level) -> tuple:
     "(lo, hi) of a trend's slope: the replicates' two-sided percentile interval at `level`."
     a = 50 * (1 - level)
     return tuple(float(v) for v in np.percentile(tr['reps'], [a, 100 - a]))
 
-# %% ../nbs/07i_advise.ipynb #1794033d
+# %% ../nbs/07i_advise.ipynb #440d5d32
 UNMEASURED_SLOPE = 1.0    # decades of the answer per decade of an axis no group varied, each way (LR proportional to batch at most)
 UNMEASURED_CATEGORY = 0.5 # decades each way for a tokenizer no group used (above any text shift measured here, see `category_shift`)
 
+# %% ../nbs/07i_advise.ipynb #23746c70
 def category_shift(gs: pd.DataFrame, cat: str, q: str = 'threshold') -> float|None:
     "The largest |log10 ratio| of `q` between usable groups that differ in `cat` alone (None where none do)."
     d = gs[_usable(gs, q)]
@@ -185,36 +223,38 @@ def category_shift(gs: pd.DataFrame, cat: str, q: str = 'threshold') -> float|No
     s = [np.ptp(np.log10(f[QUANTITY_COLS[q][0]])) for _, f in d.groupby(key) if f[cat].nunique() >= 2]
     return float(max(s)) if s else None
 
+# %% ../nbs/07i_advise.ipynb #1d065023
 def decades(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
     "Per group and numeric axis, log10(the builder's value / the group's): how far the group lies from the question."
     return pd.DataFrame({a: np.log10(cfg[a] / gs[a].astype(float)) for a in NUMERIC}, index=gs.index)
 
+# %% ../nbs/07i_advise.ipynb #b8e0bafd
 def mismatches(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
     "Per group, whether its tokenizer and corpus differ from the builder's (a corpus not given matches every corpus)."
     return pd.DataFrame(dict(tokenizer=gs['tokenizer'] != cfg['tokenizer'],
                              corpus=(gs['corpus'] != cfg['corpus']) if cfg.get('corpus') else False), index=gs.index)
 
+# %% ../nbs/07i_advise.ipynb #6954a689
 def nearest(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
     "The groups nearest first: matching tokenizer and corpus first (no trend crosses them), then by distance in decades, then the most runs."
     dec, mis = decades(gs, cfg), mismatches(gs, cfg)
     out = gs.assign(distance=np.sqrt((dec ** 2).sum(axis=1)), n_mismatch=mis.sum(axis=1), _runs=-gs['n_runs'])
     return out.sort_values(['n_mismatch', 'distance', '_runs'], kind='stable').drop(columns='_runs')
 
+# %% ../nbs/07i_advise.ipynb #42845922
 def outside_range(gs: pd.DataFrame, cfg: dict) -> dict:
     "Per numeric axis, how many decades the builder's value lies beyond the span any published group measured (0 inside it)."
     return {a: round(max(0.0, math.log10(cfg[a] / gs[a].max()), math.log10(gs[a].min() / cfg[a])), 4) for a in NUMERIC}
 
-# %% ../nbs/07i_advise.ipynb #7142ed63
-def p_needed(g: pd.Series, lr: float, rule=RULE) -> tuple:
-    "(lo, hi, how): P(a run of the off arm collapses at `lr`) in group `g`, at the rule's safe_level (the band 'safe below' and 'needed from' read)."
-    c, cf = rule.cliff, g['cliff']
-    best, fit, lvl = cf['best_lr'], cf.get('_fit'), c['safe_level']
-    x = max(lr, best)  # below the off arm's best LR runs are undertrained, not unstable: P there is at most P at the best LR
-    below = ' (at most its value at the best LR, below which runs are undertrained, not unstable)' if lr < best else ''
-    if fit and fit['kind'] == 'logistic' and fit['xs'].min() - 1e-9 <= math.log10(x) <= fit['xs'].max() + 1e-9:
-        _, lo, hi = p_at(fit, x, lvl)
-        return (0.0 if lr < best else lo), hi, f"the cliff fit's {lvl:.0%} band{below}"
-    tab = {l: (k, n) for l, k, n in g['collapses'] if l >= best * (1 - 1e-9)}  # the fit's runs: at and above the best LR
+# %% ../nbs/07i_advise.ipynb #ee3f99cd
+def _in_fit(fit, x) -> bool:
+    "Whether the cliff has a logistic fit and LR `x` lies in the LRs it was fitted on (log10)."
+    return bool(fit and fit['kind'] == 'logistic' and fit['xs'].min() - 1e-9 <= math.log10(x) <= fit['xs'].max() + 1e-9)
+
+# %% ../nbs/07i_advise.ipynb #b5ff2394
+def _p_exact(collapses: list, lr: float, best: float, lvl: float, below: str) -> tuple:
+    "(lo, hi, how) from exact intervals: at a measured LR its own, else the lower end of the LR below and the upper of the LR above."
+    tab = {l: (k, n) for l, k, n in collapses if l >= best * (1 - 1e-9)}  # the fit's runs: at and above the best LR
     at = [l for l in tab if math.isclose(l, lr, rel_tol=1e-6)]
     if at:
         k, n = tab[at[0]]
@@ -224,6 +264,19 @@ def p_needed(g: pd.Series, lr: float, rule=RULE) -> tuple:
     hi = clopper_pearson(*tab[min(hi_l)], lvl)[1] if hi_l else 1.0
     return lo, hi, f"between the exact {lvl:.0%} intervals of the measured LRs either side (P(collapse) rises with the LR){below}"
 
+# %% ../nbs/07i_advise.ipynb #6dab56e2
+def p_needed(g: pd.Series, lr: float, rule=RULE) -> tuple:
+    "(lo, hi, how): P(a run of the off arm collapses at `lr`) in group `g`, at the rule's safe_level (the band 'safe below' and 'needed from' read)."
+    c, cf = rule.cliff, g['cliff']
+    best, fit, lvl = cf['best_lr'], cf.get('_fit'), c['safe_level']
+    x = max(lr, best)  # below the off arm's best LR runs are undertrained, not unstable: P there is at most P at the best LR
+    below = ' (at most its value at the best LR, below which runs are undertrained, not unstable)' if lr < best else ''
+    if _in_fit(fit, x):
+        _, lo, hi = p_at(fit, x, lvl)
+        return (0.0 if lr < best else lo), hi, f"the cliff fit's {lvl:.0%} band{below}"
+    return _p_exact(g['collapses'], lr, best, lvl, below)
+
+# %% ../nbs/07i_advise.ipynb #a89df6b8
 def verdict(lr: float, thr_lo: float, thr_hi: float, p=None, rule=RULE) -> str:
     "'needed' above the threshold's bracket or where P(collapse) is surely above needed_p; 'not needed' below the bracket with P surely under safe_p; else 'uncertain'."
     c = rule.cliff
@@ -231,14 +284,16 @@ def verdict(lr: float, thr_lo: float, thr_hi: float, p=None, rule=RULE) -> str:
     if lr < thr_lo and (p is None or p[1] < c['safe_p']): return 'not needed'
     return 'uncertain'
 
-# %% ../nbs/07i_advise.ipynb #2d36688b
+# %% ../nbs/07i_advise.ipynb #50c9645f
 def _triple(g, q) -> list: return [float(g[c]) for c in (QUANTITY_COLS[q][1], QUANTITY_COLS[q][0], QUANTITY_COLS[q][2])]  # [lo, point, hi]
 
+# %% ../nbs/07i_advise.ipynb #1fe6d965
 def group_label(g) -> str:
     "A group as a sentence names it: shape, steps, tokens a step, tokenizer, text, warmup."
     return (f"{g['n_layer']}x{g['n_embd']} ({g['n_head']} heads), {g['steps']:,} steps, {g['batch_tokens']:,} tokens a step, "
             f"{g['tokenizer']}, {g['corpus']} ({g['dataset']}, warmup {g['warmup_iters']})")
 
+# %% ../nbs/07i_advise.ipynb #45566f02
 def group_entry(g, cfg: dict, runs_dir='runs') -> dict:
     "One of `nearest_groups`: the group's coordinates, its distance in decades per axis, its own threshold, multiple and tuned LR."
     return dict(group=group_label(g), folders=[str(Path(f).relative_to(runs_dir)) if Path(f).is_relative_to(runs_dir) else f for f in g['folders']],
@@ -247,71 +302,91 @@ def group_entry(g, cfg: dict, runs_dir='runs') -> dict:
                 threshold_lr=_triple(g, 'threshold'), tuned_lr_multiple=_triple(g, 'multiple'), tuned_lr=float(g['tuned_lr']),
                 n_seeds=int(g['n_seeds']), n_runs=int(g['n_runs']), lr_range=[g['lr_min'], g['lr_max']])
 
+# %% ../nbs/07i_advise.ipynb #af858b3d
 def _choose(g, o) -> str:
     "The flag that tells group `g` from group `o` at the same axes."
     k = next(k for k in ('corpus', 'dataset', 'warmup_iters', 'n_head') if g[k] != o[k])
     return f"give {FLAGS[k]} to choose one"
 
-def answer_measured(here: pd.DataFrame, cfg: dict, rule=RULE) -> dict:
-    "The answer where the question is a measured group (its axes and an LR inside its range): that group's own numbers; another group at the same axes (another text file, warmup) that disagrees makes it uncertain."
-    g, lr = here.iloc[0], cfg['lr']
-    p = p_needed(g, lr, rule)
-    v = verdict(lr, g['thr_lo'], g['thr_hi'], p, rule)
-    notes = [f"measured: the published group {group_label(g)} ran this configuration at LRs {fmt_num(g['lr_min'])} to {fmt_num(g['lr_max'])}; "
-             f"P(collapse) is from {p[2]}"]
-    if g['censored']: notes.append(f"its threshold is censored {g['censored']}: no LR the group ran {'was' if g['censored'] == 'below' else 'stayed'} materially worse for good")
+# %% ../nbs/07i_advise.ipynb #41192916
+def _others(here: pd.DataFrame, lr: float, v: str, rule=RULE) -> tuple:
+    "(verdict, notes): each other group at the question's axes, named with its threshold and verdict; one that disagrees makes `v` 'uncertain'."
+    g, notes = here.iloc[0], []
     for _, o in here.iloc[1:].iterrows():
         ov = verdict(lr, o['thr_lo'], o['thr_hi'], p_needed(o, lr, rule), rule)
         notes.append(f"another group at these axes, {group_label(o)}, puts the threshold at {fmt_num(o['threshold'])} "
                      f"[{fmt_num(o['thr_lo'])}, {fmt_num(o['thr_hi'])}] and says '{ov}' ({_choose(g, o)})")
         if ov != v: v = 'uncertain'
-    return dict(verdict=v, p_needed=[p[0], p[1]], threshold_lr=_triple(g, 'threshold'), tuned_lr_multiple=_triple(g, 'multiple'),
-                tuned_lr=_triple(g, 'tuned'), measured=True, base=g, notes=notes)
+    return v, notes
 
-# %% ../nbs/07i_advise.ipynb #fa56bf78
-def _widen(g, cfg: dict, tr: dict, gs: pd.DataFrame) -> tuple:
-    "(decades each way, notes): what the axes no trend covers, and a tokenizer or text no group shares, add to the interval."
-    w, notes = 0.0, []
-    for a in NUMERIC:
-        d = math.log10(cfg[a] / g[a])
-        if abs(d) < 1e-12: continue
-        t = tr['threshold'][a]
-        if not t['measured']:
-            w += UNMEASURED_SLOPE * abs(d)
-            notes.append(f"{a}: {cfg[a]:,} is {abs(d):.2f} decades from the group's {g[a]:,} and no published groups differ in {a} alone, "
-                         f"so nothing moves the answer along it: the interval is widened by {UNMEASURED_SLOPE:g} decade per decade "
-                         f"({UNMEASURED_SLOPE * abs(d):.2f} decades each way)")
-        elif not t['span'][0] <= cfg[a] <= t['span'][1]:
-            notes.append(f"{a}: the trend was measured from {t['span'][0]:,.0f} to {t['span'][1]:,.0f}; {cfg[a]:,} extrapolates it, where the line itself is an assumption")
+# %% ../nbs/07i_advise.ipynb #ced1e78a
+def answer_measured(here: pd.DataFrame, cfg: dict, rule=RULE) -> dict:
+    "The answer where the question is a measured group (its axes and an LR inside its range): that group's own numbers; another group at the same axes (another text file, warmup) that disagrees makes it uncertain."
+    g, lr = here.iloc[0], cfg['lr']
+    p = p_needed(g, lr, rule)
+    notes = [f"measured: the published group {group_label(g)} ran this configuration at LRs {fmt_num(g['lr_min'])} to {fmt_num(g['lr_max'])}; "
+             f"P(collapse) is from {p[2]}"]
+    if g['censored']: notes.append(f"its threshold is censored {g['censored']}: no LR the group ran {'was' if g['censored'] == 'below' else 'stayed'} materially worse for good")
+    v, more = _others(here, lr, verdict(lr, g['thr_lo'], g['thr_hi'], p, rule), rule)
+    return dict(verdict=v, p_needed=[p[0], p[1]], threshold_lr=_triple(g, 'threshold'), tuned_lr_multiple=_triple(g, 'multiple'),
+                tuned_lr=_triple(g, 'tuned'), measured=True, base=g, notes=notes + more)
+
+# %% ../nbs/07i_advise.ipynb #48e40c84
+def _axis_part(a: str, g, cfg: dict, t: dict) -> tuple|None:
+    "What numeric axis `a` adds: (decades each way, note) where no trend covers it, (0, note) where its trend is extrapolated, else None."
+    d = math.log10(cfg[a] / g[a])
+    if abs(d) < 1e-12: return None
+    if not t['measured']:
+        return UNMEASURED_SLOPE * abs(d), (f"{a}: {cfg[a]:,} is {abs(d):.2f} decades from the group's {g[a]:,} and no published groups differ in {a} alone, "
+                                           f"so nothing moves the answer along it: the interval is widened by {UNMEASURED_SLOPE:g} decade per decade "
+                                           f"({UNMEASURED_SLOPE * abs(d):.2f} decades each way)")
+    if not t['span'][0] <= cfg[a] <= t['span'][1]:
+        return 0.0, f"{a}: the trend was measured from {t['span'][0]:,.0f} to {t['span'][1]:,.0f}; {cfg[a]:,} extrapolates it, where the line itself is an assumption"
+    return None
+
+# %% ../nbs/07i_advise.ipynb #165ddc93
+def _category_parts(g, cfg: dict, gs: pd.DataFrame) -> list:
+    "(decades each way, note) for a tokenizer the group did not use and for a text it did not read (the largest text shift measured)."
+    out = []
     if g['tokenizer'] != cfg['tokenizer']:
-        w += UNMEASURED_CATEGORY
-        notes.append(f"tokenizer: every published group used {g['tokenizer']}, none {cfg['tokenizer']}: the interval is widened by "
-                     f"{UNMEASURED_CATEGORY:g} decades each way (tokens per step then also count other units)")
+        out.append((UNMEASURED_CATEGORY, f"tokenizer: every published group used {g['tokenizer']}, none {cfg['tokenizer']}: the interval is widened by "
+                                         f"{UNMEASURED_CATEGORY:g} decades each way (tokens per step then also count other units)"))
     if cfg.get('corpus') and g['corpus'] != cfg['corpus']:
         s = category_shift(gs, 'corpus')
         s = UNMEASURED_CATEGORY if s is None else s
-        w += s
-        notes.append(f"corpus: the nearest group read {g['corpus']}, not {cfg['corpus']}: the interval is widened by {s:.2f} decades each way "
-                     "(the largest threshold shift between the published texts at equal configuration)")
-    return w, notes
+        out.append((s, f"corpus: the nearest group read {g['corpus']}, not {cfg['corpus']}: the interval is widened by {s:.2f} decades each way "
+                       "(the largest threshold shift between the published texts at equal configuration)"))
+    return out
 
+# %% ../nbs/07i_advise.ipynb #52e451bf
+def _widen(g, cfg: dict, tr: dict, gs: pd.DataFrame) -> tuple:
+    "(decades each way, notes): what the axes no trend covers, and a tokenizer or text no group shares, add to the interval."
+    parts = [p for a in NUMERIC if (p := _axis_part(a, g, cfg, tr['threshold'][a])) is not None] + _category_parts(g, cfg, gs)
+    return sum((w for w, _ in parts), 0.0), [n for _, n in parts]
+
+# %% ../nbs/07i_advise.ipynb #6b824d58
+def _carried(g, cfg: dict, tq: dict, point: float) -> tuple:
+    "(point, replicates): log10 `point` carried along each measured axis's slope (`tq`: one quantity's trends) to the builder's axes, and the move per replicate."
+    reps = np.zeros(N_REPLICATES)  # the trends' move, replicate by replicate
+    for a in NUMERIC:
+        d, t = math.log10(cfg[a] / g[a]), tq[a]
+        if abs(d) < 1e-12 or not t['measured']: continue
+        point, reps = point + t['slope'] * d, reps + t['reps'] * d  # each axis's slope replicates, independent of the others'
+    return point, reps
+
+# %% ../nbs/07i_advise.ipynb #274df2d0
 def move(g, cfg: dict, tr: dict, q: str, widen: float = 0.0, level: float = RULE.level) -> list:
     "[lo, point, hi] of group `g`'s `q` carried to the builder's axes: the point along the fitted slopes, the bracket's ends by the move's interval, then widened."
     v, lo, hi = QUANTITY_COLS[q]
-    point, reps = math.log10(g[v]), np.zeros(N_REPLICATES)  # reps: the trends' move, replicate by replicate
-    for a in NUMERIC:
-        d, t = math.log10(cfg[a] / g[a]), tr[q][a]
-        if abs(d) < 1e-12 or not t['measured']: continue
-        point, reps = point + t['slope'] * d, reps + t['reps'] * d  # each axis's slope replicates, independent of the others'
+    point, reps = _carried(g, cfg, tr[q], math.log10(g[v]))
     a = 50 * (1 - level)
     l, h = np.percentile(reps, [a, 100 - a])  # the move's interval, added to the group's own bracket (at the group: the bracket)
     return [float(10 ** (min(math.log10(g[lo]) + l, point) - widen)), float(10 ** point), float(10 ** (max(math.log10(g[hi]) + h, point) + widen))]
 
-def answer_moved(near: pd.DataFrame, cfg: dict, tr: dict, gs: pd.DataFrame, rule=RULE) -> dict:
-    "The answer for a configuration no group measured (or an LR outside the group's range): the nearest group with a closed threshold, moved by the trends and widened."
-    ok = near[_usable(near, 'threshold')]
-    if ok.empty: raise ResultsError("no published group has a closed threshold bracket: nothing to move")
-    g, notes = ok.iloc[0], []
+# %% ../nbs/07i_advise.ipynb #f2636d4c
+def _start_notes(near: pd.DataFrame, g, cfg: dict, rule=RULE) -> list:
+    "Where a moved answer starts and why: a nearer group passed over (censored), then the LR outside a measured group's, or the decades it moves."
+    notes = []
     if near.iloc[0].name != g.name:
         notes.append(f"the nearest group, {group_label(near.iloc[0])}, has a threshold censored {near.iloc[0]['censored']}: the answer starts from the next")
     if g['distance'] < 1e-12 and not g['n_mismatch']:
@@ -321,14 +396,24 @@ def answer_moved(near: pd.DataFrame, cfg: dict, tr: dict, gs: pd.DataFrame, rule
         dec = ', '.join(f"{a} {math.log10(cfg[a] / g[a]):+.2f}" for a in NUMERIC if abs(math.log10(cfg[a] / g[a])) > 1e-12)
         notes.append(f"not measured: the answer starts from the nearest published group, {group_label(g)} ({dec or 'no axis'} decades), "
                      f"and is moved by the trends the published groups show per axis, with their {rule.level:.0%} intervals")
+    return notes
+
+# %% ../nbs/07i_advise.ipynb #1c744603
+def answer_moved(near: pd.DataFrame, cfg: dict, tr: dict, gs: pd.DataFrame, rule=RULE) -> dict:
+    "The answer for a configuration no group measured (or an LR outside the group's range): the nearest group with a closed threshold, moved by the trends and widened."
+    ok = near[_usable(near, 'threshold')]
+    if ok.empty: raise ResultsError("no published group has a closed threshold bracket: nothing to move")
+    g = ok.iloc[0]
+    notes = _start_notes(near, g, cfg, rule)
     w, more = _widen(g, cfg, tr, gs)
     thr, mult, tuned = (move(g, cfg, tr, q, w, rule.level) for q in ('threshold', 'multiple', 'tuned'))
     return dict(verdict=verdict(cfg['lr'], thr[0], thr[2], None, rule), p_needed=None, threshold_lr=thr, tuned_lr_multiple=mult,
                 tuned_lr=tuned, measured=False, base=g, notes=notes + more)
 
-# %% ../nbs/07i_advise.ipynb #e0c24542
+# %% ../nbs/07i_advise.ipynb #377620a2
 KEYS = ('verdict', 'p_needed', 'threshold_lr', 'tuned_lr_multiple', 'nearest_groups', 'extrapolation_decades', 'notes')  # the JSON every answer has
 
+# %% ../nbs/07i_advise.ipynb #f1b85064
 def _pin(gs: pd.DataFrame, **pins) -> pd.DataFrame:
     "The groups with the given n_head, warmup_iters or dataset (None: any), or a `ConfigError` naming the flag and the values published."
     for k, v in pins.items():
@@ -338,6 +423,38 @@ def _pin(gs: pd.DataFrame, **pins) -> pd.DataFrame:
         gs = gs[gs[k] == v]
     return gs
 
+# %% ../nbs/07i_advise.ipynb #564b61d8
+def _published_groups(runs_dir) -> pd.DataFrame:
+    "The published groups under `runs_dir`, or a `ConfigError` when it is not a folder (called once the question is checked)."
+    if not Path(runs_dir).is_dir(): raise ConfigError(f"--runs-dir={str(runs_dir)!r} is not a folder: give the folder holding the published studies (default: runs)")
+    return groups(published_runs(runs_dir))
+
+# %% ../nbs/07i_advise.ipynb #66255a77
+def _inside(near: pd.DataFrame, lr: float) -> pd.DataFrame:
+    "The groups at the question's very axes whose LRs reach `lr`: where any is, the answer is their own."
+    here = near[(near['distance'] < 1e-12) & (near['n_mismatch'] == 0)]
+    return here[(here['lr_min'] <= lr * (1 + 1e-9)) & (lr <= here['lr_max'] * (1 + 1e-9))]
+
+# %% ../nbs/07i_advise.ipynb #f548ecb7
+def _corpus_note(cfg: dict, near: pd.DataFrame, base, gs: pd.DataFrame) -> list:
+    "A note when no corpus was given and the published texts differ: which text answered, and how far the texts move the threshold."
+    if cfg['corpus'] is not None or near['corpus'].nunique() <= 1: return []
+    return [f"no corpus given: the answer is from the {base['corpus']} group; the published texts "
+            f"({', '.join(sorted(set(near['corpus'])))}) move the threshold by up to {category_shift(gs, 'corpus'):.2f} decades at equal configuration"]
+
+# %% ../nbs/07i_advise.ipynb #d8e6ffbe
+def _answer(cfg: dict, a: dict, base, near: pd.DataFrame, gs: pd.DataFrame, runs_dir, rule=RULE) -> dict:
+    "The JSON answer: the question, answer `a` from group `base`, the three nearest groups, the decades out and the rule's probabilities."
+    return dict(question=cfg, verdict=a['verdict'], p_needed=a['p_needed'], threshold_lr=a['threshold_lr'],
+                tuned_lr_multiple=a['tuned_lr_multiple'], tuned_lr=a['tuned_lr'],
+                nearest_groups=[group_entry(g, cfg, runs_dir) for _, g in near.head(3).iterrows()],
+                extrapolation_decades={x: round(abs(math.log10(cfg[x] / base[x])), 4) for x in NUMERIC},
+                outside_range_decades=outside_range(gs, cfg), measured=a['measured'], base=group_label(base),
+                categorical_mismatch=[c for c in CATEGORIES if mismatches(near.loc[[base.name]], cfg)[c].iloc[0]],
+                rule=dict(safe_p=rule.cliff['safe_p'], needed_p=rule.cliff['needed_p'], p_level=rule.cliff['safe_level'], level=rule.level),
+                notes=a['notes'])
+
+# %% ../nbs/07i_advise.ipynb #94b6bde5
 def advise(n_layer: int, n_embd: int, steps: int, batch_tokens: int, # the builder's model, run length and tokens a step
            tokenizer: str, lr: float,                  # the tokenizer ('bytes', 'gpt2') and the peak LR asked about
            runs_dir='runs',                            # the folder holding the published studies
@@ -348,55 +465,60 @@ def advise(n_layer: int, n_embd: int, steps: int, batch_tokens: int, # the build
            rule=RULE) -> dict:
     "Does a run at this configuration and LR need QK-norm? The verdict, P(collapse), the threshold as an LR and as a multiple of the tuned LR, the nearest groups and how far outside them."
     cfg = check_question(n_layer, n_embd, steps, batch_tokens, tokenizer, lr, corpus, n_head, warmup_iters)  # before anything is read
-    if gs is None:
-        if not Path(runs_dir).is_dir(): raise ConfigError(f"--runs-dir={str(runs_dir)!r} is not a folder: give the folder holding the published studies (default: runs)")
-        gs = groups(published_runs(runs_dir))
+    if gs is None: gs = _published_groups(runs_dir)
     near = nearest(_pin(gs, n_head=n_head, warmup_iters=warmup_iters, dataset=dataset), cfg)
-    here = near[(near['distance'] < 1e-12) & (near['n_mismatch'] == 0)]
-    here = here[(here['lr_min'] <= lr * (1 + 1e-9)) & (lr <= here['lr_max'] * (1 + 1e-9))]
+    here = _inside(near, lr)
     if len(here): a = answer_measured(here, cfg, rule)
     else: a = answer_moved(near, cfg, trends(gs) if tr is None else tr, gs, rule)
     base = a.pop('base')  # the group the answer is from
-    if cfg['corpus'] is None and near['corpus'].nunique() > 1:
-        a['notes'].append(f"no corpus given: the answer is from the {base['corpus']} group; the published texts "
-                          f"({', '.join(sorted(set(near['corpus'])))}) move the threshold by up to {category_shift(gs, 'corpus'):.2f} decades at equal configuration")
-    out = dict(question=cfg, verdict=a['verdict'], p_needed=a['p_needed'], threshold_lr=a['threshold_lr'],
-               tuned_lr_multiple=a['tuned_lr_multiple'], tuned_lr=a['tuned_lr'],
-               nearest_groups=[group_entry(g, cfg, runs_dir) for _, g in near.head(3).iterrows()],
-               extrapolation_decades={x: round(abs(math.log10(cfg[x] / base[x])), 4) for x in NUMERIC},
-               outside_range_decades=outside_range(gs, cfg), measured=a['measured'], base=group_label(base),
-               categorical_mismatch=[c for c in CATEGORIES if mismatches(near.loc[[base.name]], cfg)[c].iloc[0]],
-               rule=dict(safe_p=rule.cliff['safe_p'], needed_p=rule.cliff['needed_p'], p_level=rule.cliff['safe_level'], level=rule.level),
-               notes=a['notes'])
-    return json_safe(out)
+    a['notes'] += _corpus_note(cfg, near, base, gs)
+    return json_safe(_answer(cfg, a, base, near, gs, runs_dir, rule))
 
-# %% ../nbs/07i_advise.ipynb #a3bd9bae
+# %% ../nbs/07i_advise.ipynb #741b9b98
 def _lr3(t) -> str: return f"{fmt_num(t[1])} [{fmt_num(t[0])}, {fmt_num(t[2])}]"  # [lo, point, hi] as 'point [lo, hi]'
 
+# %% ../nbs/07i_advise.ipynb #2fb12613
+def _p_sentence(d: dict) -> str:
+    "The answer's P(collapse) with the rule's reading of it, or why there is none."
+    if d['p_needed'] is None: return "No probability is given: no published group ran this configuration at this LR."
+    r = d['rule']
+    return (f"A run without it collapses at this LR with probability between {fmt_num(d['p_needed'][0])} and "
+            f"{fmt_num(d['p_needed'][1])} ({r['p_level']:.0%} interval: 'needed' once its lower end is above {r['needed_p']}, 'not needed' only while its upper end is under {r['safe_p']}).")
+
+# %% ../nbs/07i_advise.ipynb #31d1a968
+def _threshold_sentence(d: dict) -> str:
+    "The threshold as an LR and as a multiple of the tuned LR, or that it is censored."
+    t, m, u = d['threshold_lr'], d['tuned_lr_multiple'], d['tuned_lr']
+    if t[1] is None: return f"The threshold is censored: above {fmt_num(t[0])} (the off arm never stayed materially worse on the LRs run)."
+    return (f"Without it a run ends materially worse from about LR {_lr3(t)}, which is {_lr3(m)} times the tuned LR "
+            f"of this configuration ({_lr3(u)}).")
+
+# %% ../nbs/07i_advise.ipynb #a23a3d1f
+def _where_sentence(d: dict) -> str:
+    "How far outside what was measured the answer lies, or that it is a measured group's own."
+    far = [f"{v:.2f} decades in {a}" for a, v in d['extrapolation_decades'].items() if v] + [f"another {c}" for c in d['categorical_mismatch']]
+    if far: return f"Outside what was measured: {', '.join(far)} from the group the answer starts at ({d['base']})."
+    if not d['measured']: return f"A measured configuration ({d['base']}), but not at an LR it ran."
+    return f"Measured: the answer is the published group's own ({d['base']})."
+
+# %% ../nbs/07i_advise.ipynb #0c592744
+def _nearest_sentence(d: dict) -> str:
+    "The nearest published groups, each with its threshold (or that it is censored)."
+    return "Nearest published groups: " + '; '.join(f"{g['group']}: threshold {_lr3(g['threshold_lr'])}" if g['threshold_lr'][1] is not None
+                                                    else f"{g['group']}: threshold censored above {fmt_num(g['threshold_lr'][0])}"
+                                                    for g in d['nearest_groups']) + '.'
+
+# %% ../nbs/07i_advise.ipynb #fc9aafea
 def format_advice(d: dict) -> str:
     "An `advise` answer as a builder reads it in a terminal: plain sentences, the numbers with their intervals."
-    q, r = d['question'], d['rule']
+    q = d['question']
     out = [f"QK-norm at peak LR {fmt_num(q['lr'])} for {q['n_layer']} layers, d={q['n_embd']}, {q['steps']:,} steps, "
-           f"{q['batch_tokens']:,} tokens a step, {q['tokenizer']}{', ' + q['corpus'] if q['corpus'] else ''}: {d['verdict']}."]
-    if d['p_needed'] is not None:
-        out.append(f"A run without it collapses at this LR with probability between {fmt_num(d['p_needed'][0])} and "
-                   f"{fmt_num(d['p_needed'][1])} ({r['p_level']:.0%} interval: 'needed' once its lower end is above {r['needed_p']}, 'not needed' only while its upper end is under {r['safe_p']}).")
-    else: out.append("No probability is given: no published group ran this configuration at this LR.")
-    t, m, u = d['threshold_lr'], d['tuned_lr_multiple'], d['tuned_lr']
-    if t[1] is None: out.append(f"The threshold is censored: above {fmt_num(t[0])} (the off arm never stayed materially worse on the LRs run).")
-    else: out.append(f"Without it a run ends materially worse from about LR {_lr3(t)}, which is {_lr3(m)} times the tuned LR "
-                     f"of this configuration ({_lr3(u)}).")
-    far = [f"{v:.2f} decades in {a}" for a, v in d['extrapolation_decades'].items() if v] + [f"another {c}" for c in d['categorical_mismatch']]
-    if far: out.append(f"Outside what was measured: {', '.join(far)} from the group the answer starts at ({d['base']}).")
-    elif not d['measured']: out.append(f"A measured configuration ({d['base']}), but not at an LR it ran.")
-    else: out.append(f"Measured: the answer is the published group's own ({d['base']}).")
-    out.append("Nearest published groups: " + '; '.join(f"{g['group']}: threshold {_lr3(g['threshold_lr'])}" if g['threshold_lr'][1] is not None
-                                                       else f"{g['group']}: threshold censored above {fmt_num(g['threshold_lr'][0])}"
-                                                       for g in d['nearest_groups']) + '.')
+           f"{q['batch_tokens']:,} tokens a step, {q['tokenizer']}{', ' + q['corpus'] if q['corpus'] else ''}: {d['verdict']}.",
+           _p_sentence(d), _threshold_sentence(d), _where_sentence(d), _nearest_sentence(d)]
     out += [f"Note: {n}." for n in d['notes']]
     return '\n'.join(out)
 
-# %% ../nbs/07i_advise.ipynb #0d912c39
+# %% ../nbs/07i_advise.ipynb #d88e0183
 def add_advise_args(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     "The `qknorm advise` flags on `p` (the CLI's subparser)."
     p.add_argument('--n-layer', type=int, required=True, help="transformer blocks, e.g. 8")
@@ -413,6 +535,7 @@ def add_advise_args(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument('--json', action='store_true', help="print the answer as JSON")
     return p
 
+# %% ../nbs/07i_advise.ipynb #15fa7910
 def advise_main(a: argparse.Namespace) -> int:
     "Run `qknorm advise` from parsed flags: print the answer (sentences, or JSON with --json); bad input raises `ConfigError` (exit 2 in the CLI)."
     d = advise(a.n_layer, a.n_embd, a.steps, a.batch_tokens, a.tokenizer, a.lr, a.runs_dir, corpus=a.corpus,
