@@ -19,21 +19,28 @@ from .rule import RULE
 __all__ = ['KIND', 'ShiftError', 'lr50_interval', 'shift_interval', 'envelope', 'predict_shift', 'check_prediction',
            'write_prediction', 'read_prediction', 'score_shift', 'folder_commit', 'committed_folder']
 
-# %% ../nbs/06j_shift.ipynb #439a87b6
+# %% ../nbs/06j_shift.ipynb #70b12a91
 class ShiftError(ValueError):
     "A prediction or observation the rule's shift section cannot use (the message names the field, its value and what is allowed)."
 
-def _known(v) -> bool: return v is not None and v == v and abs(v) != math.inf
+def _known(v) -> bool: return v is not None and v == v and abs(v) != math.inf  # a number: not None, NaN or infinite
 
-def lr50_interval(runs: pd.DataFrame,  # `cliff.collapse_runs` of one configuration (both arms, or the off arm alone)
-                  rule=RULE,          # the analysis rule
-                 ) -> list:
-    "The off arm's P(collapse) = 0.5 LR as [lo, point, hi]; None on a side (or a point) the data leave open."
+# %% ../nbs/06j_shift.ipynb #ea29b095
+def _one_off_arm(runs: pd.DataFrame) -> pd.DataFrame:
+    "The off arm's runs, when they are one configuration; a `ShiftError` saying so when there are none or several."
     off = runs[runs[ARM] == OFF]
     if off.empty: raise ShiftError(f"runs: no run of the off arm ({OFF!r}); the shift's measure is the off arm's lr50")
     key = [c for c in curve_key(off) if c in off.columns and c != ARM]
     if key and off.groupby(key).ngroups > 1:
         raise ShiftError(f"runs: the off arm holds {off.groupby(key).ngroups} configurations of {key}; give one")
+    return off
+
+# %% ../nbs/06j_shift.ipynb #d38a0219
+def lr50_interval(runs: pd.DataFrame,  # `cliff.collapse_runs` of one configuration (both arms, or the off arm alone)
+                  rule=RULE,          # the analysis rule
+                 ) -> list:
+    "The off arm's P(collapse) = 0.5 LR as [lo, point, hi]; None on a side (or a point) the data leave open."
+    off = _one_off_arm(runs)
     f = cliff_fit(off, rule)
     num = lambda v, open_=False: None if open_ or not _known(v) else float(v)
     if f['fit'] == 'separated': return [num(f['lr50_lo']), num(f['lr50']), num(f['lr50_hi'])]
@@ -42,7 +49,7 @@ def lr50_interval(runs: pd.DataFrame,  # `cliff.collapse_runs` of one configurat
     at = off[off['lr'] >= f['best_lr']]['lr']
     return [None, None, float(at.min())] if lr50_point(off, rule)[1] == 'below' else [float(at.max()), None, None]
 
-# %% ../nbs/06j_shift.ipynb #4af13956
+# %% ../nbs/06j_shift.ipynb #85b8e499
 def _triple(name: str, v, positive: bool = False, closed: bool = True) -> list:
     "`v` checked as [lo, point, hi]: numbers (None for an open side when not `closed`), lo <= point <= hi, > 0 when `positive`."
     need = f"[lo, point, hi]: {'positive ' if positive else ''}numbers{'' if closed else ' or null'} with lo <= point <= hi"
@@ -55,12 +62,14 @@ def _triple(name: str, v, positive: bool = False, closed: bool = True) -> list:
     if k != sorted(k): raise ShiftError(f"{name} is {list(v)!r}; need {need}")
     return [None if x is None else float(x) for x in v]
 
+# %% ../nbs/06j_shift.ipynb #795f5f3d
 def shift_interval(a, b) -> list:
     "The move from lr50 `a` to lr50 `b` (each [lo, point, hi], LRs) in decades: [log10(lo_b/hi_a), log10(b/a), log10(hi_b/lo_a)]; open sides are -inf/+inf."
     a, b = _triple('a', a, True, False), _triple('b', b, True, False)
     r = lambda x, y, inf: math.log10(x / y) if x is not None and y is not None else inf
     return [r(b[0], a[2], -math.inf), r(b[1], a[1], None), r(b[2], a[0], math.inf)]
 
+# %% ../nbs/06j_shift.ipynb #8a36f2ae
 def envelope(estimates,          # several [lo, point, hi] estimates of one quantity (decades)
              point: float|None = None, # the point, when one estimate is preferred (default: the mean of the points)
             ) -> list:
@@ -72,7 +81,7 @@ def envelope(estimates,          # several [lo, point, hi] estimates of one quan
     if not lo <= p <= hi: raise ShiftError(f"point is {p!r}; need a value inside the estimates' envelope [{lo}, {hi}]")
     return [lo, p, hi]
 
-# %% ../nbs/06j_shift.ipynb #b7201e47
+# %% ../nbs/06j_shift.ipynb #2ebbdf21
 KIND = 'qknorm-nb shift prediction'  # a shift prediction file's `kind`
 
 def predict_shift(study: str,     # the study predicted (its name: studies/<study>.yaml)
@@ -89,6 +98,7 @@ def predict_shift(study: str,     # the study predicted (its name: studies/<stud
     return dict(kind=KIND, study=study, measure='lr50', arm=OFF, lr50=lr50, base_lr50=b, shift_decades=s,
                 basis=basis, made_at=made_at or now())
 
+# %% ../nbs/06j_shift.ipynb #e6244112
 def check_prediction(d, where: str = 'prediction') -> dict:
     "`d` if it is a shift prediction the scorer can use; else a `ShiftError` naming `where`, the key, its value and what is allowed."
     if not isinstance(d, dict): raise ShiftError(f"{where}: is {type(d).__name__}; need a JSON object (a dict)")
@@ -99,6 +109,7 @@ def check_prediction(d, where: str = 'prediction') -> dict:
     except ShiftError as e: raise ShiftError(f"{where}: key {e}") from None
     return d
 
+# %% ../nbs/06j_shift.ipynb #172ee352
 def write_prediction(path, prediction: dict) -> Path:
     "Write `prediction` to `path` (JSON) once: refused, with nothing written, when the file exists or the prediction is not usable."
     p = Path(path)
@@ -108,11 +119,31 @@ def write_prediction(path, prediction: dict) -> Path:
     write_json(p, prediction)
     return p
 
+# %% ../nbs/06j_shift.ipynb #6f33eddf
 def read_prediction(path) -> dict:
     "The shift prediction in `path`, checked (`check_prediction`); a `FileError` or `ShiftError` naming the file otherwise."
     return check_prediction(read_json(path), str(path))
 
-# %% ../nbs/06j_shift.ipynb #1dd7cb74
+# %% ../nbs/06j_shift.ipynb #f6ec54f8
+def _scored(o: list, lo: float, hi: float) -> tuple:
+    "(point_inside's answer, the score in words, overlap) of the observed lr50 `o` (None on an open side) against the predicted [lo, hi]."
+    o_lo, o_hi = (0.0 if o[0] is None else o[0]), (math.inf if o[2] is None else o[2])
+    s = point_inside(o[1], lo, hi, o_lo, o_hi)
+    if s == 'outside': words = f"outside: observed {'higher' if (o[1] if o[1] is not None else o_lo) > hi else 'lower'}"
+    elif s == 'inside': words = 'inside'
+    else: words = 'not scored: the observed lr50 is open on a side the prediction does not exclude'
+    overlap = None if o[0] is None and o[2] is None else bool(o_lo <= hi and o_hi >= lo)
+    return s, words, overlap
+
+# %% ../nbs/06j_shift.ipynb #edb3b115
+def _move_verdict(m: list, e: float) -> tuple:
+    "(verdict, direction, why): the rule's verdict on the move `m` ([lo, point, hi] decades), with `e` the smallest effect."
+    iv = f"the move [{m[0]:+.2f}, {m[2]:+.2f}] decades"
+    if m[0] > 0 or m[2] < 0: return 'supported', ('up' if m[0] > 0 else 'down'), f"{iv} excludes 0: the cliff moves {'up' if m[0] > 0 else 'down'}"
+    if -e < m[0] and m[2] < e: return 'not supported', None, f"{iv} lies inside (-{e}, +{e}), the smallest effect"
+    return 'inconclusive', None, f"{iv} includes 0 and reaches the smallest effect ({e} decades)"
+
+# %% ../nbs/06j_shift.ipynb #afc505d5
 def score_shift(prediction: dict,       # a shift prediction (`predict_shift`, `read_prediction`)
                 observed,               # the configuration's observed lr50 [lo, point, hi] (None on an open side)
                 base,                   # the base's observed lr50 [lo, point, hi] (closed)
@@ -121,26 +152,18 @@ def score_shift(prediction: dict,       # a shift prediction (`predict_shift`, `
     "The prediction scored (inside, overlap, in words) and the rule's verdict on the move from the base (supported / not supported / inconclusive)."
     check_prediction(prediction)
     o, b = _triple('observed', observed, positive=True, closed=False), _triple('base', base, positive=True)
-    lo, hi = prediction['lr50'][0], prediction['lr50'][2]
-    o_lo, o_hi = (0.0 if o[0] is None else o[0]), (math.inf if o[2] is None else o[2])
-    s = point_inside(o[1], lo, hi, o_lo, o_hi)
-    if s == 'outside': words = f"outside: observed {'higher' if (o[1] if o[1] is not None else o_lo) > hi else 'lower'}"
-    elif s == 'inside': words = 'inside'
-    else: words = 'not scored: the observed lr50 is open on a side the prediction does not exclude'
-    overlap = None if o[0] is None and o[2] is None else bool(o_lo <= hi and o_hi >= lo)
+    s, words, overlap = _scored(o, prediction['lr50'][0], prediction['lr50'][2])
     m, e = shift_interval(b, o), rule.shift['smallest_effect']
-    iv = f"the move [{m[0]:+.2f}, {m[2]:+.2f}] decades"
-    if m[0] > 0 or m[2] < 0:
-        verdict, direction, why = 'supported', ('up' if m[0] > 0 else 'down'), f"{iv} excludes 0: the cliff moves {'up' if m[0] > 0 else 'down'}"
-    elif -e < m[0] and m[2] < e: verdict, direction, why = 'not supported', None, f"{iv} lies inside (-{e}, +{e}), the smallest effect"
-    else: verdict, direction, why = 'inconclusive', None, f"{iv} includes 0 and reaches the smallest effect ({e} decades)"
+    verdict, direction, why = _move_verdict(m, e)
     return dict(study=prediction['study'], predicted=list(prediction['lr50']), observed=o, base=b, inside=s == 'inside' if s in ('inside', 'outside') else None,
                 score=words, overlap=overlap, move=m, smallest_effect=e, verdict=verdict, direction=direction, why=why)
 
-# %% ../nbs/06j_shift.ipynb #437ba6ea
+# %% ../nbs/06j_shift.ipynb #f29521d0
 def _git(top, *args) -> subprocess.CompletedProcess:
+    "git `args` run in `top`, its output captured (the caller reads the return code: a failure is an answer here)."
     return subprocess.run(['git', '-C', str(top), *args], capture_output=True)
 
+# %% ../nbs/06j_shift.ipynb #7745463f
 def _inside_git(folder) -> tuple:
     "(top of the checkout, the folder's path relative to it); a `ShiftError` naming the folder outside git."
     f = Path(folder).resolve()
@@ -150,6 +173,7 @@ def _inside_git(folder) -> tuple:
     if top is None: raise ShiftError(f"{folder}: not inside a git checkout, so no commit says what it held")
     return top, f.relative_to(top)
 
+# %% ../nbs/06j_shift.ipynb #2a20695e
 def folder_commit(folder, commit: str = 'HEAD') -> str:
     "The last commit at or before `commit` that changed `folder`; a `ShiftError` naming the folder when none did."
     top, rel = _inside_git(folder)
@@ -158,6 +182,7 @@ def folder_commit(folder, commit: str = 'HEAD') -> str:
     if r.returncode or not out: raise ShiftError(f"{folder}: no commit at or before {commit!r} holds it")
     return out
 
+# %% ../nbs/06j_shift.ipynb #b20e7c16
 def committed_folder(folder, commit: str, dest) -> Path:
     "`folder` as `commit` holds it, extracted under `dest` (same relative path); what a prediction made at `commit` read."
     top, rel = _inside_git(folder)
