@@ -23,7 +23,7 @@ __all__ = ['OFF', 'STATUSES', 'REQUIRED', 'SPLIT', 'ENTROPIES', 'WORTSMAN_LRS', 
            'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals',
            'first_step']
 
-# %% ../nbs/06_metrics.ipynb #cbf79dde
+# %% ../nbs/06_metrics.ipynb #56c19600
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
 STATUSES = ENDED  # the statuses a results table may hold (00_files)
 REQUIRED = (*SETTINGS, 'status', 'l0', 'final_val_loss')  # the run settings (00_files) and what the analysis reads of a run
@@ -31,9 +31,40 @@ REQUIRED = (*SETTINGS, 'status', 'l0', 'final_val_loss')  # the run settings (00
 class ResultsError(ValueError):
     "The results table cannot be analysed as given; the message names the column or value and what is allowed."
 
+# %% ../nbs/06_metrics.ipynb #34b4e363
 def quoted(xs): return ', '.join(map(repr, xs))  # how the analysis's messages list names
 
-# %% ../nbs/06_metrics.ipynb #bf3bffd8
+# %% ../nbs/06_metrics.ipynb #1e6e1940
+def _check_status(df):
+    "Refuse a status no run writes, naming it and the allowed ones."
+    bad = sorted(set(df['status'].astype(str)) - set(STATUSES))
+    if bad: raise ResultsError(f"status has value(s) {quoted(bad)}; allowed: {quoted(STATUSES)}")
+
+# %% ../nbs/06_metrics.ipynb #e2a471f9
+def _check_lr(df):
+    "Refuse a peak LR that is not a finite positive number, naming the first rows."
+    v = pd.to_numeric(df['lr'], errors='coerce').astype(float)
+    bad = df.index[~np.isfinite(v) | (v <= 0)]
+    if len(bad): raise ResultsError(f"lr must be a finite positive number in every row; row(s) {list(bad[:5])} have {list(df['lr'][bad[:5]])}")
+
+# %% ../nbs/06_metrics.ipynb #64d1e008
+def _check_l0(df):
+    "Refuse an l0 that is not a finite positive number where a run finished (a crash before step 0 may lack one), naming the first rows."
+    v = pd.to_numeric(df['l0'], errors='coerce').astype(float)
+    need = (df['status'] == 'done') if 'status' in df.columns else pd.Series(True, index=df.index)
+    bad = df.index[(need & ~np.isfinite(v)) | (v <= 0) | (np.isinf(v))]
+    if not np.isfinite(v).any(): bad = df.index
+    if len(bad): raise ResultsError(f"l0 must be a finite positive number in every finished row; row(s) {list(bad[:5])} have {list(df['l0'][bad[:5]])}")
+
+# %% ../nbs/06_metrics.ipynb #f78fa1ce
+def _check_nan(df, cols):
+    "Refuse a NaN in a column that keys the runs: the curve, the seed, a caller's own grouping column."
+    for c in cols:
+        if c in (*CURVE, 'seed') or c not in REQUIRED:
+            if c != 'final_val_loss' and df[c].isna().any():
+                raise ResultsError(f"{c} is missing (NaN) in row(s) {list(df.index[df[c].isna()][:5])}")
+
+# %% ../nbs/06_metrics.ipynb #50310575
 def check_results(df: pd.DataFrame, # the study results table, one row per run
                   cols=REQUIRED,     # columns that must be present
                  ) -> pd.DataFrame:
@@ -43,26 +74,13 @@ def check_results(df: pd.DataFrame, # the study results table, one row per run
     if missing:
         raise ResultsError(f"results table is missing required column(s) {quoted(missing)}; it has: {quoted(df.columns)}")
     if len(df) == 0: raise ResultsError("results table has no rows")
-    if 'status' in cols:
-        bad = sorted(set(df['status'].astype(str)) - set(STATUSES))
-        if bad: raise ResultsError(f"status has value(s) {quoted(bad)}; allowed: {quoted(STATUSES)}")
-    if 'lr' in cols:
-        v = pd.to_numeric(df['lr'], errors='coerce').astype(float)
-        bad = df.index[~np.isfinite(v) | (v <= 0)]
-        if len(bad): raise ResultsError(f"lr must be a finite positive number in every row; row(s) {list(bad[:5])} have {list(df['lr'][bad[:5]])}")
-    if 'l0' in cols:
-        v = pd.to_numeric(df['l0'], errors='coerce').astype(float)
-        need = (df['status'] == 'done') if 'status' in df.columns else pd.Series(True, index=df.index)
-        bad = df.index[(need & ~np.isfinite(v)) | (v <= 0) | (np.isinf(v))]
-        if not np.isfinite(v).any(): bad = df.index
-        if len(bad): raise ResultsError(f"l0 must be a finite positive number in every finished row; row(s) {list(bad[:5])} have {list(df['l0'][bad[:5]])}")
-    for c in cols:
-        if c in (*CURVE, 'seed') or c not in REQUIRED:
-            if c != 'final_val_loss' and df[c].isna().any():
-                raise ResultsError(f"{c} is missing (NaN) in row(s) {list(df.index[df[c].isna()][:5])}")
+    if 'status' in cols: _check_status(df)
+    if 'lr' in cols: _check_lr(df)
+    if 'l0' in cols: _check_l0(df)
+    _check_nan(df, cols)
     return df
 
-# %% ../nbs/06_metrics.ipynb #3a7a3116
+# %% ../nbs/06_metrics.ipynb #30925e6c
 def _final(df):
     "The rule's loss per row: `final_val_loss_full` (the whole validation split) where the run has one, else the short `final_val_loss`."
     short = pd.to_numeric(df['final_val_loss'], errors='coerce').astype(float)
@@ -71,6 +89,7 @@ def _final(df):
     read = (pd.to_numeric(df['final_val_tokens'], errors='coerce') > 0) if 'final_val_tokens' in df.columns else full.notna()
     return full.where(read, short)  # a full read that came out non-finite (JSON null) stays NaN: the run failed
 
+# %% ../nbs/06_metrics.ipynb #dfa561e9
 def loss_at_init(df: pd.DataFrame) -> pd.Series:
     "ℓ0 per row; a row without one (a run that crashed before step 0) takes the median ℓ0 of the table (per tokenizer when known)."
     check_results(df, ('status', 'l0'))
@@ -82,6 +101,7 @@ def loss_at_init(df: pd.DataFrame) -> pd.Series:
         if l0.isna().any(): raise ResultsError(f"l0 is missing in row(s) {list(df.index[l0.isna()][:5])} and no other run of the same tokenizer gives it")
     return l0.rename('l0')
 
+# %% ../nbs/06_metrics.ipynb #869eb4a9
 def failed(df: pd.DataFrame) -> pd.Series:
     "True where a run failed (the methods page): status not 'done', or final loss NaN/inf, or not below `l0`."
     check_results(df, ('status', 'l0', 'final_val_loss'))
@@ -89,12 +109,13 @@ def failed(df: pd.DataFrame) -> pd.Series:
     ok = (df['status'] == 'done') & np.isfinite(f) & (f < l0)
     return (~ok).rename('failed')
 
+# %% ../nbs/06_metrics.ipynb #0939c0bb
 def capped_loss(df: pd.DataFrame) -> pd.Series:
     "Wortsman et al.'s min(final_val_loss, l0) per row; failed rows (diverged, crashed, NaN) count as `l0`."
     fail = failed(df)
     return pd.Series(np.where(fail, loss_at_init(df), _final(df)), index=df.index, name='capped_loss')
 
-# %% ../nbs/06_metrics.ipynb #6275f48c
+# %% ../nbs/06_metrics.ipynb #6782bdc6
 def _runs(df, by=None):
     "Checked, tidy runs: `by` columns (None: `curve_key`), lr, seed, capped loss, fail and crash flags, l0."
     by = curve_key(df) if by is None else list(by)
@@ -113,9 +134,10 @@ def _runs(df, by=None):
                            f"that differ in another column; add that column to `by` or filter the table first")
     return r
 
+# %% ../nbs/06_metrics.ipynb #1a995865
 def group_key(by, k): return dict(zip(by, k if isinstance(k, tuple) else (k,)))  # a groupby key as {column: value} (verdicts reads it too)
 
-# %% ../nbs/06_metrics.ipynb #f9ddcd96
+# %% ../nbs/06_metrics.ipynb #c765e5cf
 def fmt_num(x, missing='–') -> str:
     "A number as every sentence and table writes it: 3 significant digits, '∞'/'-∞' for an open end, `missing` (a dash) for None or NaN: never 'nan' or 'inf'."
     # the one formatter of the analysis (verdicts, scaling and the pages call it): a change here changes every sentence alike
@@ -123,8 +145,10 @@ def fmt_num(x, missing='–') -> str:
     if x in (math.inf, -math.inf): return '∞' if x > 0 else '-∞'  # the format itself would write 'inf', a word no page says
     return f'{x:.3g}'
 
+# %% ../nbs/06_metrics.ipynb #0669028f
 def _known(x) -> bool: return x is not None and x == x and 0 < x < math.inf  # an LR the grid read (0 and ∞: an open end)
 
+# %% ../nbs/06_metrics.ipynb #dd47efe0
 def fmt_edge(lo, hi, what: str = 'failure') -> str:
     "A grid bracket [lo, hi] (the last LR every seed passed, the first a seed did not) as a sentence writes it: a censored side, or no bracket, in words."
     if _known(lo) and _known(hi): return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
@@ -132,6 +156,7 @@ def fmt_edge(lo, hi, what: str = 'failure') -> str:
     if _known(lo): return f"no {what} on the grid (censored above {fmt_num(lo)})"
     return "not estimable: no LR read"
 
+# %% ../nbs/06_metrics.ipynb #d9d704da
 def fmt_threshold(v, lo, hi, censored: str = '') -> str:
     "A threshold with its interval as a sentence writes it, `v [lo, hi]`; censored beyond the grid, or with no point, in words."
     if censored == 'above': return "not reached on the grid" + (f" (censored above {fmt_num(lo)})" if _known(lo) else " (censored above)")
@@ -139,19 +164,21 @@ def fmt_threshold(v, lo, hi, censored: str = '') -> str:
     if v is None or v != v or v in (math.inf, -math.inf): return "not estimable" + (f" ({censored})" if censored else '')
     return f"{fmt_num(v)} [{fmt_num(lo)}, {fmt_num(hi)}]"
 
+# %% ../nbs/06_metrics.ipynb #121e4533
 def tidy_runs(df: pd.DataFrame, # study results table
               by=None,          # grouping columns kept beside lr and seed (None: `curve_key`)
              ) -> pd.DataFrame:
     "The checked, tidy runs every metric starts from: `by`, lr, seed, capped `loss`, `fail`, `crash`, `l0`."
     return _runs(df, by)
 
-# %% ../nbs/06_metrics.ipynb #ec36df62
+# %% ../nbs/06_metrics.ipynb #2a77a2fb
 def design_axes(df: pd.DataFrame) -> list:
     "The config columns of `df` besides the run settings (`files.SETTINGS`) that take more than one value: a study's other axes."
     from qknorm_nb.config import FIELD_TYPES, RUNTIME_FIELDS  # what a config field is (00b_config), asked only here
     return [c for c in df.columns if c in FIELD_TYPES and c not in SETTINGS and c not in RUNTIME_FIELDS
             and df[c].astype(str).nunique() > 1]
 
+# %% ../nbs/06_metrics.ipynb #d2312084
 def curve_key(df: pd.DataFrame) -> list:
     "The key of one LR curve of `df`: arm and depth (`files.CURVE`), then each other design axis `df` varies."
     return [*CURVE, *design_axes(df)]
@@ -183,7 +210,7 @@ def text_entropies(tokens) -> dict:
     h2 = -(cnt / cnt.sum() * np.log(cnt / prev[pairs // n])).sum()
     return dict(h1=float(-(p * np.log(p)).sum()), h2=float(h2), tokens=len(t))
 
-# %% ../nbs/06_metrics.ipynb #0c573f41
+# %% ../nbs/06_metrics.ipynb #84cb363c
 SPLIT = ('dataset', 'val_dataset', 'tokenizer', 'val_tokens')  # the config fields that fix a run's validation split
 ENTROPIES = 'entropies.json'
 
@@ -191,6 +218,7 @@ def split_key(cfg: dict) -> str:
     "The record key of a run's validation split."
     return json.dumps({k: cfg.get(k) or None for k in SPLIT}, sort_keys=True)
 
+# %% ../nbs/06_metrics.ipynb #92fcc3b8
 def split_entropies(cfg: dict) -> dict:
     "H1, H2 of the validation split of the run `cfg` (a config dict), from its prepared data."
     from qknorm_nb.data import prepare
@@ -198,6 +226,15 @@ def split_entropies(cfg: dict) -> dict:
     d = prepare(cfg['dataset'], cfg['tokenizer'], cfg['train_tokens'], cfg['val_tokens'],
                 val_dataset=cfg.get('val_dataset') or None, cache_dir=cfg.get('data_dir') or None)
     return text_entropies(d.val)
+
+# %% ../nbs/06_metrics.ipynb #f41baeca
+def _compute_entropies(new: dict) -> tuple:
+    "({key: entropies} of the splits `new` ({key: config}) that could be read here, {key: why not} of the others)."
+    done, missing = {}, {}
+    for k, cfg in new.items():
+        try: done[k] = split_entropies(cfg)
+        except Exception as e: missing[k] = f"{type(e).__name__}: {e}"  # the text is not here: the bars cannot be drawn
+    return done, missing
 
 # %% ../nbs/06_metrics.ipynb #4dea68f1
 def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True,
@@ -209,10 +246,7 @@ def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True,
     cfgs = {c: (cfgs or {}).get(c) or load_json(study_dir/c/'config.json') or {} for c in df['cell']}
     keys = {c: split_key(cfg) for c, cfg in cfgs.items() if cfg}
     new = {k: cfgs[c] for c, k in keys.items() if k not in known}
-    done, missing = {}, {}
-    for k, cfg in (new.items() if compute else ()):
-        try: done[k] = split_entropies(cfg)
-        except Exception as e: missing[k] = f"{type(e).__name__}: {e}"  # the text is not here: the bars cannot be drawn
+    done, missing = _compute_entropies(new) if compute else ({}, {})
     if done: write_json(study_dir/ENTROPIES, known := known | done)
     out = df.copy()
     out.attrs = dict(df.attrs, entropies_missing=missing or {k: 'not computed' for k in new if k not in done})
@@ -231,7 +265,7 @@ def lr_curves(df: pd.DataFrame, # study results table
                                      n_failed=('crash', 'sum'), l0=('l0', 'mean')).reset_index()
     return out.astype({'n_diverged': int, 'n_failed': int})
 
-# %% ../nbs/06_metrics.ipynb #c4f0fba9
+# %% ../nbs/06_metrics.ipynb #904b4dd5
 WORTSMAN_LRS = (3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)  # Wortsman et al. 2023 §2.2: their fixed LR grid
 
 def on_lrs(lr, lrs):
@@ -239,13 +273,15 @@ def on_lrs(lr, lrs):
     lr = np.asarray(lr, dtype=float)
     return np.isclose(lr[..., None], np.asarray(lrs, dtype=float), rtol=1e-9, atol=0).any(-1)
 
+# %% ../nbs/06_metrics.ipynb #a6ce3596
 def _missing(have, lrs):
     "The LRs of `lrs` that `have` lacks, as text ('' when none is missing)."
     return ', '.join(f'{x:.3g}' for x in lrs if not on_lrs([x], list(have) or [np.nan])[0])
 
-# %% ../nbs/06_metrics.ipynb #3f823959
+# %% ../nbs/06_metrics.ipynb #6b4e9b99
 SENS_COLS = ('lr_sens', 'lr_sens_seed_mean', 'lr_sens_seed_std', 'n_seeds', 'loss_star', 'l0', 'n_lr', 'lr_min', 'lr_max', 'lrs', 'missing')
 
+# %% ../nbs/06_metrics.ipynb #6fc7af0d
 def lr_sensitivity(df: pd.DataFrame, # study results table
                    by=None,          # one value per group of these columns (None: `curve_key`)
                    lrs=None,         # exactly these LRs, e.g. WORTSMAN_LRS (a group lacking one gets NaN); None: the full grid
@@ -256,19 +292,24 @@ def lr_sensitivity(df: pd.DataFrame, # study results table
     r = _runs(df, by)
     if lrs is not None: r = r[on_lrs(r['lr'], lrs)]
     for k, g in r.groupby(by):
-        curve = g.groupby('lr')['loss'].mean()  # seed-mean capped loss, (n_lr,)
-        wide = g.pivot(index='seed', columns='lr', values='loss').dropna()  # (seeds with every LR, n_lr)
-        per_seed = wide.sub(wide.min(axis=1), axis=0).mean(axis=1)  # (seeds,)
-        miss = _missing(curve.index, lrs) if lrs is not None else ''
-        rows.append({**group_key(by, k), 'lr_sens': np.nan if miss else (curve - curve.min()).mean(),
-                     'lr_sens_seed_mean': per_seed.mean() if len(per_seed) and not miss else np.nan,
-                     'lr_sens_seed_std': per_seed.std() if len(per_seed) > 1 and not miss else np.nan,
-                     'n_seeds': len(per_seed), 'loss_star': curve.min(), 'l0': g['l0'].mean(),
-                     'n_lr': len(curve), 'lr_min': curve.index.min(), 'lr_max': curve.index.max(),
-                     'lrs': ', '.join(f'{x:.3g}' for x in curve.index), 'missing': miss})
+        rows.append({**group_key(by, k), **_sens_row(g, lrs)})
     return pd.DataFrame(rows, columns=[*by, *SENS_COLS])  # no group ran one of `lrs`: no rows, and the columns still there
 
-# %% ../nbs/06_metrics.ipynb #bb30b94d
+# %% ../nbs/06_metrics.ipynb #fee40d88
+def _sens_row(g: pd.DataFrame, lrs=None) -> dict:
+    "One group's LR sensitivity (`SENS_COLS`): on its seed-mean curve, per seed (mean, std), its ℓ* and the grid it was averaged over."
+    curve = g.groupby('lr')['loss'].mean()  # seed-mean capped loss, (n_lr,)
+    wide = g.pivot(index='seed', columns='lr', values='loss').dropna()  # (seeds with every LR, n_lr)
+    per_seed = wide.sub(wide.min(axis=1), axis=0).mean(axis=1)  # (seeds,)
+    miss = _missing(curve.index, lrs) if lrs is not None else ''
+    return {'lr_sens': np.nan if miss else (curve - curve.min()).mean(),
+            'lr_sens_seed_mean': per_seed.mean() if len(per_seed) and not miss else np.nan,
+            'lr_sens_seed_std': per_seed.std() if len(per_seed) > 1 and not miss else np.nan,
+            'n_seeds': len(per_seed), 'loss_star': curve.min(), 'l0': g['l0'].mean(),
+            'n_lr': len(curve), 'lr_min': curve.index.min(), 'lr_max': curve.index.max(),
+            'lrs': ', '.join(f'{x:.3g}' for x in curve.index), 'missing': miss}
+
+# %% ../nbs/06_metrics.ipynb #95babe48
 def lr_sensitivity_seeds(df: pd.DataFrame, by=None, lrs=None) -> pd.DataFrame:
     "LR sensitivity per (group, seed), each seed against its own ℓ*: with `lrs`, the seeds that ran exactly every one of them; else the curve seeds over their common LRs."
     by = curve_key(df) if by is None else list(by)
@@ -282,6 +323,7 @@ def lr_sensitivity_seeds(df: pd.DataFrame, by=None, lrs=None) -> pd.DataFrame:
             rows.append({**group_key(by, k), 'seed': s, 'lr_sens': float((x['loss'] - x['loss'].min()).mean()), 'n_lr': len(common)})
     return pd.DataFrame(rows, columns=[*by, 'seed', 'lr_sens', 'n_lr'])
 
+# %% ../nbs/06_metrics.ipynb #022af95e
 def curve_seeds(g: pd.DataFrame) -> tuple:
     "(seeds, lrs) of one group's runs: the seeds that ran at least half its LRs (the grid's), and the LRs every one of them ran."
     per = g.groupby('seed')['lr'].agg(set)
@@ -304,7 +346,7 @@ def optimal_lr(df: pd.DataFrame, # study results table
                      'l0': c['l0'].mean(), 'n_lr': len(c)})
     return pd.DataFrame(rows)
 
-# %% ../nbs/06_metrics.ipynb #646d5630
+# %% ../nbs/06_metrics.ipynb #d3c7e1e8
 def _t_abs_cdf(t, nu):
     "P(|T| < t) for Student's t with integer `nu` degrees of freedom (Abramowitz & Stegun 26.7.3-4)."
     th = math.atan(t / math.sqrt(nu))
@@ -318,6 +360,7 @@ def _t_abs_cdf(t, nu):
     for k in range(3, nu - 1, 2): term *= c2 * (k - 1) / k; tot += term
     return 2 / math.pi * (th + s * tot)
 
+# %% ../nbs/06_metrics.ipynb #a92d8493
 def t_quantile(p: float, # probability in (0.5, 1), e.g. 0.975 for a 95% two-sided interval
                nu: int,  # degrees of freedom (a positive integer; n - 1 for a mean of n values)
               ) -> float:
@@ -332,6 +375,7 @@ def t_quantile(p: float, # probability in (0.5, 1), e.g. 0.975 for a 95% two-sid
         lo, hi = (mid, hi) if _t_abs_cdf(mid, nu) < target else (lo, mid)
     return (lo + hi) / 2
 
+# %% ../nbs/06_metrics.ipynb #0566e58b
 def t_interval(values,              # per-seed values (NaN ignored), e.g. paired off - on differences
                alpha: float = 0.05, # 1 - confidence level
               ) -> dict:
@@ -344,6 +388,7 @@ def t_interval(values,              # per-seed values (NaN ignored), e.g. paired
     t, se = t_quantile(1 - alpha / 2, n - 1), float(x.std(ddof=1) / math.sqrt(n))
     return dict(mean=mean, lo=mean - t * se, hi=mean + t * se, n=n, t=t, se=se)
 
+# %% ../nbs/06_metrics.ipynb #ee26ccc6
 def welch_interval(a, b,              # the two arms' per-seed values (NaN ignored), every seed of each
                    alpha: float = 0.05, # 1 - confidence level
                   ) -> dict:
@@ -361,12 +406,13 @@ def welch_interval(a, b,              # the two arms' per-seed values (NaN ignor
     t = t_quantile(1 - alpha / 2, max(1, math.floor(df)))
     return out | dict(lo=d - t * se, hi=d + t * se, df=df, t=t, se=se)
 
-# %% ../nbs/06_metrics.ipynb #4b32b818
+# %% ../nbs/06_metrics.ipynb #0bcf296f
 def qk_variants(df: pd.DataFrame) -> list:
     "The QK-norm variants (every qk_norm value except 'none') in `df`, sorted."
     check_results(df, (ARM,))
     return sorted(set(df[ARM]) - {OFF})
 
+# %% ../nbs/06_metrics.ipynb #1bb7033f
 def compared_variants(df: pd.DataFrame, # study results table
                       on=None,          # a variant, a list of them, or None: every variant present
                      ) -> list:
@@ -381,7 +427,7 @@ def compared_variants(df: pd.DataFrame, # study results table
     if bad: raise ResultsError(f"on={bad[0]!r} is not a QK-norm variant in the results; variants present: {quoted(vs)}")
     return ons
 
-# %% ../nbs/06_metrics.ipynb #d2758e53
+# %% ../nbs/06_metrics.ipynb #b339f7d7
 def _pick_on(df, on):
     "The one variant a gap curve compares: `on`, or the only variant present (a curve is one pair of arms, so None with several is ambiguous)."
     if on is not None: return compared_variants(df, [on])[0]  # wrapped: a list given here is a bad name, not a selection
@@ -389,6 +435,7 @@ def _pick_on(df, on):
     if len(vs) > 1: raise ResultsError(f"on=None is ambiguous: the results hold {len(vs)} QK-norm variants ({quoted(vs)}); pass on= one of them")
     return vs[0]
 
+# %% ../nbs/06_metrics.ipynb #32ad291d
 def gap_curves(df: pd.DataFrame,     # study results table
                on: str|None = None,   # the QK-norm variant compared with 'none' (None: the only one present)
                by=None,               # one gap curve per group of these columns (None: `curve_key` but the arm)
@@ -401,22 +448,61 @@ def gap_curves(df: pd.DataFrame,     # study results table
     for k, g in r.groupby(by + ['lr']):
         off, onr = (g[g[ARM] == a].set_index('seed') for a in (OFF, on))
         if len(off) == 0 or len(onr) == 0: continue  # only one arm ran this LR: nothing to compare
-        shared = off.index.intersection(onr.index).sort_values()
-        if len(shared):
-            d = (off.loss[shared] - onr.loss[shared]).values  # (n_pairs,) per-seed gaps
-            gap, std, n = d.mean(), (d.std(ddof=1) if len(d) > 1 else np.nan), len(d)
-            ti = t_interval(d, alpha)
-        else:
-            a, b = off.loss.values, onr.loss.values
-            gap, n = a.mean() - b.mean(), min(len(a), len(b))
-            std = math.sqrt(a.var(ddof=1) + b.var(ddof=1)) if min(len(a), len(b)) > 1 else np.nan
-            ti = dict(lo=np.nan, hi=np.nan, t=np.nan)  # unpaired: no paired t interval (the verdicts use Welch's)
         rows.append({**group_key(by + ['lr'], k), 'on': on, 'loss_off': off.loss.mean(), 'loss_on': onr.loss.mean(),
-                     'gap': gap, 'gap_std': std,
-                     't_lo': ti['lo'], 't_hi': ti['hi'], 't_q': ti['t'], 'n_pairs': n, 'paired': bool(len(shared)),
+                     **_gap(off, onr, alpha),
                      'both_failed': bool(off['fail'].all() and onr['fail'].all()),
                      'on_failed': bool(onr['fail'].any())})
     return pd.DataFrame(rows)
+
+# %% ../nbs/06_metrics.ipynb #9d3782fb
+def _gap(off: pd.DataFrame, onr: pd.DataFrame, alpha: float) -> dict:
+    "The gap ℓ_off − ℓ_on at one LR (`off`, `onr`: each arm's runs by seed): paired by seed with a t interval where the arms share seeds, else the difference of the means."
+    shared = off.index.intersection(onr.index).sort_values()
+    if len(shared):
+        d = (off.loss[shared] - onr.loss[shared]).values  # (n_pairs,) per-seed gaps
+        gap, std, n = d.mean(), (d.std(ddof=1) if len(d) > 1 else np.nan), len(d)
+        ti = t_interval(d, alpha)
+    else:
+        a, b = off.loss.values, onr.loss.values
+        gap, n = a.mean() - b.mean(), min(len(a), len(b))
+        std = math.sqrt(a.var(ddof=1) + b.var(ddof=1)) if min(len(a), len(b)) > 1 else np.nan
+        ti = dict(lo=np.nan, hi=np.nan, t=np.nan)  # unpaired: no paired t interval (the verdicts use Welch's)
+    return {'gap': gap, 'gap_std': std, 't_lo': ti['lo'], 't_hi': ti['hi'], 't_q': ti['t'], 'n_pairs': n, 'paired': bool(len(shared))}
+
+# %% ../nbs/06_metrics.ipynb #2278fa98
+def _valley(lr: float, L: int, lr_opt: float) -> float:
+    "The synthetic loss valley in log-LR around `lr_opt`: steeper below it (undertraining) than above; its best improves a little with depth `L`."
+    best = 1.9 - 0.1 * math.log2(L / 2)
+    x = math.log10(lr / lr_opt)
+    return best + (0.15 if x < 0 else 0.03) * x ** 2
+
+# %% ../nbs/06_metrics.ipynb #d256dbdf
+def _synthetic_row(qk: str, L: int, lr: float, s: int, v: float, over: float, l0: float, lr_opt: float, max_iters: int, targets) -> dict:
+    "One run of the synthetic study: its loss `v`, diverged when `over` (decades above its arm's break LR) passes 1, and plausible other columns."
+    diverged = over > 1
+    row = dict(cell=f'{qk}-L{L}-lr{lr:.3g}-s{s}', qk_norm=qk, lr=float(lr), n_layer=L, seed=s, n_embd=128,
+               status='diverged' if diverged else 'done', l0=l0,
+               final_val_loss=np.nan if diverged else v, best_val_loss=np.nan if diverged else v - 0.01,
+               diverged_step=int(max_iters * 10 ** -(over - 1)) if diverged else np.nan,
+               max_logit=1e4 if diverged else 10 * (1 + 10 * max(0.0, over)) * (lr / lr_opt) ** 0.25,
+               max_train_loss=3 * l0 if diverged else max(l0, l0 + 5 * over),
+               wall_time=60.0 * L / 4, h1=3.05, h2=2.30)  # the entropies of TinyStories' bytes
+    for tg in targets:
+        row[f'steps_to_{tg}'] = (25 * math.ceil(max_iters * ((l0 - tg) / (l0 - v)) ** 2 / 25)
+                                 if (not diverged and v <= tg) else np.nan)
+    return row
+
+# %% ../nbs/06_metrics.ipynb #b4b39106
+def _arm_loss(qk: str, L: int, lr: float, lr_opt: float, brk: float, on_cost: float, effect: bool) -> tuple:
+    "(loss before noise, decades above the break LR `brk`) of arm `qk` at depth `L` and LR `lr`: the valley, QK-norm's cost, 1 nat per decade above `brk`."
+    base = _valley(lr, L, lr_opt) + (on_cost if (qk != OFF or not effect) else 0)
+    over = math.log10(lr / brk)  # decades above the break LR
+    return base + max(0.0, over), over
+
+# %% ../nbs/06_metrics.ipynb #f30a78fd
+def _seed_offsets(rng, n_layers, seeds, seed_noise: float) -> dict:
+    "{(depth, seed): offset}, shared by the arms: the part of the noise pairing by seed cancels (drawn first, depth by depth)."
+    return {(L, s): rng.normal(0, seed_noise) for L in n_layers for s in seeds}
 
 # %% ../nbs/06_metrics.ipynb #7198bc06
 def synthetic_results(n_layers=(2, 4, 8),           # depths
@@ -436,31 +522,16 @@ def synthetic_results(n_layers=(2, 4, 8),           # depths
                      ) -> pd.DataFrame:
     "A plausible study results table: the off arm degrades, then diverges, above an LR that falls with depth."
     rng = np.random.default_rng(seed)
-    shared = {(L, s): rng.normal(0, seed_noise) for L in n_layers for s in seeds}
+    shared = _seed_offsets(rng, n_layers, seeds, seed_noise)
     rows = []
     for qk in (OFF, *variants):
         for L in n_layers:
-            best = 1.9 - 0.1 * math.log2(L / 2)
-            brk = lr_break * (2 / L) ** depth_exp if (qk == OFF and effect) else lr_break_on
+            brk = lr_break * (2 / L) ** depth_exp if qk == OFF and effect else lr_break_on
             for lr in lrs:
-                x = math.log10(lr / lr_opt)
-                base = best + (0.15 if x < 0 else 0.03) * x ** 2 + (on_cost if (qk != OFF or not effect) else 0)
-                over = math.log10(lr / brk)  # decades above the break LR
-                loss = base + max(0.0, over)
-                diverged = over > 1
+                loss, over = _arm_loss(qk, L, lr, lr_opt, brk, on_cost, effect)
                 for s in seeds:
                     v = loss + shared[(L, s)] + rng.normal(0, noise)
-                    row = dict(cell=f'{qk}-L{L}-lr{lr:.3g}-s{s}', qk_norm=qk, lr=float(lr), n_layer=L, seed=s, n_embd=128,
-                               status='diverged' if diverged else 'done', l0=l0,
-                               final_val_loss=np.nan if diverged else v, best_val_loss=np.nan if diverged else v - 0.01,
-                               diverged_step=int(max_iters * 10 ** -(over - 1)) if diverged else np.nan,
-                               max_logit=1e4 if diverged else 10 * (1 + 10 * max(0.0, over)) * (lr / lr_opt) ** 0.25,
-                               max_train_loss=3 * l0 if diverged else max(l0, l0 + 5 * over),
-                               wall_time=60.0 * L / 4, h1=3.05, h2=2.30)  # the entropies of TinyStories' bytes
-                    for tg in targets:
-                        row[f'steps_to_{tg}'] = (25 * math.ceil(max_iters * ((l0 - tg) / (l0 - v)) ** 2 / 25)
-                                                 if (not diverged and v <= tg) else np.nan)
-                    rows.append(row)
+                    rows.append(_synthetic_row(qk, L, lr, s, v, over, l0, lr_opt, max_iters, targets))
     return pd.DataFrame(rows)
 
 # %% ../nbs/06_metrics.ipynb #490a8068
@@ -487,7 +558,7 @@ def edge_lrs(fl: pd.DataFrame,  # `failure_lr` output: lr_trained, lr_first_fail
     out = pd.DataFrame(rows, columns=[*key, 'lr', 'why'])
     return out.groupby([*key, 'lr'], as_index=False)['why'].agg(' and '.join)
 
-# %% ../nbs/06_metrics.ipynb #2a93847e
+# %% ../nbs/06_metrics.ipynb #535d5b1c
 def probe_signals(m: pd.DataFrame) -> pd.DataFrame:
     "Per probe step of a run's metrics: max attention logit over layers, max |output logit|, mean log Z, val and train loss."
     pr = m.dropna(subset=['max_logit']) if 'max_logit' in m else m.iloc[:0]
@@ -497,6 +568,7 @@ def probe_signals(m: pd.DataFrame) -> pd.DataFrame:
         out[c] = pd.to_numeric(pr[c], errors='coerce').values if c in pr else np.nan
     return out
 
+# %% ../nbs/06_metrics.ipynb #72d7c92a
 def first_step(sig: pd.DataFrame,  # `probe_signals` output
                col: str,           # the signal's column
                level: float,       # the level it must reach
