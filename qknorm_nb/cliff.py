@@ -20,11 +20,12 @@ __all__ = ['CLIFF_COLS', 'clopper_pearson', 'collapse_runs', 'collapse_table', '
            'cliff_summary', 'p_at', 'cliff_words', 'plot_cliff', 'plot_losses', 'plot_answer', 'lr50_point', 'h3_slope',
            'h3_verdict']
 
-# %% ../nbs/06i_cliff.ipynb #86c34705
+# %% ../nbs/06i_cliff.ipynb #0cedb903
 def _binom_cdf(k: int, n: int, p: float) -> float:
     "P(X <= k) for X ~ Binomial(n, p)."
     return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k + 1))
 
+# %% ../nbs/06i_cliff.ipynb #4a4a09cd
 def _solve(f, target: float, lo=0.0, hi=1.0, increasing=True) -> float:
     "The p in [lo, hi] where the monotone f(p) crosses target (60 halvings: far below any printed digit)."
     for _ in range(60):
@@ -33,6 +34,7 @@ def _solve(f, target: float, lo=0.0, hi=1.0, increasing=True) -> float:
         else: hi = mid
     return (lo + hi) / 2
 
+# %% ../nbs/06i_cliff.ipynb #a94bfc43
 def clopper_pearson(k: int, n: int, level: float = RULE.cliff['level']) -> tuple:
     "The exact two-sided interval (lo, hi) of a binomial fraction k/n at `level`."
     if not 0 <= k <= n or n < 1: raise ValueError(f"k={k}, n={n}: need 0 <= k <= n and n >= 1")
@@ -62,21 +64,28 @@ def collapse_table(runs: pd.DataFrame,                 # `collapse_runs` output
     ci = [clopper_pearson(k, n, level) for k, n in zip(g['k'], g['n'])]
     return g.assign(p=g['k'] / g['n'], lo=[a for a, _ in ci], hi=[b for _, b in ci])
 
-# %% ../nbs/06i_cliff.ipynb #7535235d
+# %% ../nbs/06i_cliff.ipynb #299b543a
+def _separated(base: dict, x, y) -> dict|None:
+    "The 'separated' answer where at most one LR mixes outcomes (the likelihood then rises forever with the slope); None where a fit exists."
+    top_ok, low_bad = x[y == 0].max(), x[y == 1].min()
+    if top_ok > low_bad: return None
+    ux = base['xs']
+    ok, bad = ux[ux < low_bad], ux[ux > top_ok]  # LRs where every run trained / every run collapsed
+    return dict(base, kind='separated', x_ok=ok.max() if len(ok) else low_bad, x_bad=bad.min() if len(bad) else top_ok)
+
+# %% ../nbs/06i_cliff.ipynb #3e311867
 def logistic_fit(x, y) -> dict:
     "ML fit of P(y=1 | x) = sigmoid(a + b (x - xc)): a, b, their covariance and xc; `kind` 'separated', 'no flip' or 'one LR' where no fit exists."
     x, y = np.asarray(x, float), np.asarray(y, float)
     base = dict(xs=np.unique(x), n=len(x), k=int(y.sum()))
     if y.min() == y.max(): return dict(base, kind='no flip')
     if len(base['xs']) < 2: return dict(base, kind='one LR')  # a slope needs two LRs
-    top_ok, low_bad = x[y == 0].max(), x[y == 1].min()
-    if top_ok <= low_bad:  # (quasi-)separated: at most one LR mixes outcomes, and the likelihood rises forever with the slope
-        ux = base['xs']
-        ok, bad = ux[ux < low_bad], ux[ux > top_ok]  # LRs where every run trained / every run collapsed
-        return dict(base, kind='separated', x_ok=ok.max() if len(ok) else low_bad, x_bad=bad.min() if len(bad) else top_ok)
+    sep = _separated(base, x, y)
+    if sep is not None: return sep
     (a, b), H, xc = logistic_mle(x, y, iters=200)  # the one Newton fit (06a_verdicts)
     return dict(base, kind='logistic', a=a, b=b, xc=xc, cov=np.linalg.inv(H))
 
+# %% ../nbs/06i_cliff.ipynb #d902df0b
 def fit_band(fit: dict, x, level: float) -> tuple:
     "The fitted P at log10 LRs `x` and its two-sided Wald band at `level` (on the logit): (p, lo, hi) arrays."
     x = np.atleast_1d(np.asarray(x, float)) - fit['xc']
@@ -86,9 +95,10 @@ def fit_band(fit: dict, x, level: float) -> tuple:
     s = lambda e: 1 / (1 + np.exp(-e))
     return s(eta), s(eta - z * se), s(eta + z * se)
 
-# %% ../nbs/06i_cliff.ipynb #5605fdeb
-def _grid(fit, step): return np.arange(fit['xs'].min(), fit['xs'].max() + step / 2, step)
+# %% ../nbs/06i_cliff.ipynb #732addb7
+def _grid(fit, step): return np.arange(fit['xs'].min(), fit['xs'].max() + step / 2, step)  # log10 LRs inside the fitted ones, `step` apart
 
+# %% ../nbs/06i_cliff.ipynb #4d063495
 def _lr50(fit, level, step) -> dict:
     "The P = 0.5 LR and the band's interval around it; `open_lo`/`open_hi` where the interval reaches the fitted range's end."
     if fit['kind'] == 'separated':  # no fit: the bracket between the last LR with no collapse and the first with only collapses
@@ -101,6 +111,7 @@ def _lr50(fit, level, step) -> dict:
     return dict(lr50=10 ** x50, lr50_lo=float(10 ** inside.min()), lr50_hi=float(10 ** inside.max()),
                 open_lo=bool(inside.min() <= xg[0]), open_hi=bool(inside.max() >= xg[-1]))
 
+# %% ../nbs/06i_cliff.ipynb #447d4434
 def _safe_needed(fit, rule) -> dict:
     "'safe below' and 'needed from' on the fit's band at the rule's safe_level (None where the data do not show it)."
     c = rule.cliff
@@ -128,7 +139,7 @@ def cliff_fit(runs: pd.DataFrame,   # `collapse_runs` rows of one curve (one arm
     if fit['kind'] == 'logistic': out |= _safe_needed(fit, rule) | dict(slope=fit['b'])
     return out | dict(_fit=fit)
 
-# %% ../nbs/06i_cliff.ipynb #4b8d2ce4
+# %% ../nbs/06i_cliff.ipynb #26442736
 CLIFF_COLS = ['best_lr', 'n_runs', 'n_collapsed', 'n_lrs', 'fit', 'lr50', 'lr50_lo', 'lr50_hi', 'open_lo', 'open_hi',
               'safe_below', 'needed_from', 'slope']
 
@@ -144,18 +155,32 @@ def cliff_summary(runs: pd.DataFrame, rule=RULE) -> pd.DataFrame:
     out.attrs['fits'] = fits
     return out
 
+# %% ../nbs/06i_cliff.ipynb #f4c574ec
 def p_at(fit: dict|None, lr: float, level: float) -> tuple:
     "The fitted P(collapse) at `lr` with its band (p, lo, hi); None where there is no fit."
     if not fit or fit.get('kind') != 'logistic': return None
     p, lo, hi = fit_band(fit, [math.log10(lr)], level)
     return float(p[0]), float(lo[0]), float(hi[0])
 
-# %% ../nbs/06i_cliff.ipynb #788e838a
+# %% ../nbs/06i_cliff.ipynb #805d28b6
 def _known(x) -> bool: return x is not None and x == x  # a number the fit gave (not None, not NaN)
 
+# %% ../nbs/06i_cliff.ipynb #b4628c90
+def _fit_words(r: dict|pd.Series, c: dict) -> tuple:
+    "(lo, hi, safe, need) of a logistic cliff in words: an end open at the LRs run or not closed, and what the band cannot show (`c`: the rule's cliff)."
+    _lr = fmt_num
+    lo = ('below ' if r['open_lo'] else '') + _lr(r['lr50_lo']) if _known(r['lr50_lo']) else 'not closed'
+    hi = _lr(r['lr50_hi']) + (' or above' if r['open_hi'] else '') if _known(r['lr50_hi']) else 'not closed'
+    safe = (f"safe below {_lr(r['safe_below'])}" if _known(r['safe_below'])
+            else f"not shown safe at any LR run (the band's upper end is above {c['safe_p']} even at the lowest)")
+    need = (f"needed from {_lr(r['needed_from'])}" if _known(r['needed_from'])
+            else f"never surely collapsing on these LRs (the band's lower end stays under {c['needed_p']})")
+    return lo, hi, safe, need
+
+# %% ../nbs/06i_cliff.ipynb #a19d43df
 def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm', rule=RULE) -> str:
     "One arm's cliff in a sentence: lr50 with its interval, safe below, needed from, or what cannot be estimated and why."
-    _lr, c = fmt_num, rule.cliff
+    _lr = fmt_num
     n = f"{int(r['n_collapsed'])} of {int(r['n_runs'])} runs at {int(r['n_lrs'])} LRs from its best ({_lr(r['best_lr'])}) collapsed"
     if r['fit'] == 'no flip':
         return f"{arm_label}: {n}; no LR mixes outcomes, so no P = 0.5 LR can be estimated on these LRs."
@@ -163,12 +188,7 @@ def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm', rule=RULE) -> st
     if r['fit'] == 'separated':
         return (f"{arm_label}: {n}; one LR separates them (none collapsed at {_lr(r['lr50_lo'])} or below, every run collapsed "
                 f"from {_lr(r['lr50_hi'])} on), so the fit does not exist: P = 0.5 lies in [{_lr(r['lr50_lo'])}, {_lr(r['lr50_hi'])}].")
-    lo = ('below ' if r['open_lo'] else '') + _lr(r['lr50_lo']) if _known(r['lr50_lo']) else 'not closed'
-    hi = _lr(r['lr50_hi']) + (' or above' if r['open_hi'] else '') if _known(r['lr50_hi']) else 'not closed'
-    safe = (f"safe below {_lr(r['safe_below'])}" if _known(r['safe_below'])
-            else f"not shown safe at any LR run (the band's upper end is above {c['safe_p']} even at the lowest)")
-    need = (f"needed from {_lr(r['needed_from'])}" if _known(r['needed_from'])
-            else f"never surely collapsing on these LRs (the band's lower end stays under {c['needed_p']})")
+    lo, hi, safe, need = _fit_words(r, rule.cliff)
     return f"{arm_label}: {n}; P(collapse) = 0.5 at {_lr(r['lr50'])} [{lo}, {hi}]; {safe}; {need}."
 
 # %% ../nbs/06i_cliff.ipynb #81e38f45
@@ -191,7 +211,7 @@ def plot_cliff(ct: pd.DataFrame,      # `collapse_table` rows of one configurati
     ax.legend(fontsize=7, loc='upper left')
     return ax
 
-# %% ../nbs/06i_cliff.ipynb #9041fccc
+# %% ../nbs/06i_cliff.ipynb #d76c2983
 def plot_losses(runs: pd.DataFrame,  # `collapse_runs` rows of one configuration (every arm)
                 bar: float,           # the collapse bar, nats
                 h2: float|None = None, ax=None):
@@ -210,6 +230,7 @@ def plot_losses(runs: pd.DataFrame,  # `collapse_runs` rows of one configuration
     ax.legend(fontsize=7)
     return ax
 
+# %% ../nbs/06i_cliff.ipynb #4fad9b27
 def plot_answer(runs: pd.DataFrame, ct: pd.DataFrame, fits: dict, bar: float, h2: float|None = None,
                 level: float = RULE.cliff['level']):
     "The answer in one figure: P(collapse) against LR per arm (left), every run's final loss (right)."
@@ -219,7 +240,7 @@ def plot_answer(runs: pd.DataFrame, ct: pd.DataFrame, fits: dict, bar: float, h2
     fig.tight_layout()
     return fig
 
-# %% ../nbs/06i_cliff.ipynb #624adf98
+# %% ../nbs/06i_cliff.ipynb #e6d2b5ae
 def lr50_point(runs: pd.DataFrame, rule=RULE) -> tuple:
     "(log10 lr50, censored) of one curve's runs: the fit's P = 0.5 LR, a separated bracket's midpoint, or the grid end ('above'/'below')."
     f = cliff_fit(runs, rule)
@@ -228,8 +249,23 @@ def lr50_point(runs: pd.DataFrame, rule=RULE) -> tuple:
     if at['collapsed'].all(): return math.log10(at['lr'].min()), 'below'
     return math.log10(at['lr'].max()), 'above'
 
-def _slope(x, y) -> float: return float(np.polyfit(x, y, 1)[0])
+# %% ../nbs/06i_cliff.ipynb #905bb55c
+def _slope(x, y) -> float: return float(np.polyfit(x, y, 1)[0])  # the least-squares slope of y on x
 
+# %% ../nbs/06i_cliff.ipynb #0130e9c0
+def _boot_slopes(off: pd.DataFrame, depths: list, x, h: dict, rule=RULE) -> tuple:
+    "(slopes, censored points): the H3 slope refitted on `h['replicates']` seed bootstraps, the ended runs drawn with replacement per depth and LR."
+    rng, reps, cens = np.random.default_rng(0), [], 0
+    groups = {d: [g for _, g in off[off['n_layer'] == d].groupby('lr')] for d in depths}
+    for _ in range(h['replicates']):
+        ys = []
+        for d in depths:
+            r = pd.concat([g.iloc[rng.integers(0, len(g), len(g))] for g in groups[d]])
+            y, c = lr50_point(r, rule); ys.append(y); cens += bool(c)
+        reps.append(_slope(x, ys))
+    return reps, cens
+
+# %% ../nbs/06i_cliff.ipynb #d6737ff2
 def h3_slope(runs: pd.DataFrame,  # `collapse_runs` of the depth study (every depth, both arms)
              rule=RULE) -> dict:
     "The rule's H3: per depth the off arm's lr50, the slope in decades per doubling with its seed-bootstrap interval, and the verdict."
@@ -240,19 +276,13 @@ def h3_slope(runs: pd.DataFrame,  # `collapse_runs` of the depth study (every de
     pts = {d: lr50_point(off[off['n_layer'] == d], rule) for d in depths}
     x = np.log2(depths)
     slope = _slope(x, [pts[d][0] for d in depths])
-    rng, reps, cens = np.random.default_rng(0), [], 0
-    groups = {d: [g for _, g in off[off['n_layer'] == d].groupby('lr')] for d in depths}
-    for _ in range(h['replicates']):  # per depth and LR: the ended runs drawn with replacement
-        ys = []
-        for d in depths:
-            r = pd.concat([g.iloc[rng.integers(0, len(g), len(g))] for g in groups[d]])
-            y, c = lr50_point(r, rule); ys.append(y); cens += bool(c)
-        reps.append(_slope(x, ys))
+    reps, cens = _boot_slopes(off, depths, x, h, rule)
     a = (1 - h['level']) / 2
     lo, hi = (float(v) for v in np.quantile(reps, [a, 1 - a]))
     return dict(depths=depths, lr50={d: 10 ** pts[d][0] for d in depths}, censored={d: pts[d][1] for d in depths},
                 slope=slope, lo=lo, hi=hi, censored_replicates=cens, **h3_verdict(lo, hi, pts, h['smallest_effect']))
 
+# %% ../nbs/06i_cliff.ipynb #6fe02de4
 def h3_verdict(lo, hi, pts, effect) -> dict:
     "The rule's three verdicts on the slope interval [lo, hi] (decades per doubling), inconclusive while a depth is censored."
     if any(c for _, c in pts.values()): return dict(verdict='inconclusive', why='a depth has no P = 0.5 LR on the grid (censored)')
