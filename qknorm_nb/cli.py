@@ -39,7 +39,7 @@ def _sweep_args(p):
     p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
 
 
-# %% ../nbs/13a_cli.ipynb #7f1a9ae3
+# %% ../nbs/13a_cli.ipynb #a08c66b3
 def _tokens(s: str) -> float:
     "`--tokens`: a finite number of tokens (`1e7` is fine); `check_spec` refuses one below a step or above the predicted run."
     try: v = float(s)
@@ -47,6 +47,7 @@ def _tokens(s: str) -> float:
     if not math.isfinite(v): raise argparse.ArgumentTypeError(f"{s!r} must be a finite number of tokens, at most the predicted run's, e.g. 1e7")
     return v
 
+# %% ../nbs/13a_cli.ipynb #bf32ac0e
 def _check_args(p):
     "`check-prediction`'s arguments (07f_check runs the check)."
     p.add_argument('prediction', help="a prediction file, e.g. runs/ladder/prediction-core.json")
@@ -58,28 +59,28 @@ def _check_args(p):
     p.add_argument('--out', help="also save the record here (e.g. bench/checks/core.json)")
     p.add_argument('-q', '--quiet', action='store_true', help="no progress bar")
 
-
-# %% ../nbs/13a_cli.ipynb #bd87413d
+# %% ../nbs/13a_cli.ipynb #6842ed79
 def _report_args(sub):
     "`report`'s arguments (07g_report)."
     r = sub.add_parser('report', help="execute the analysis notebook on a study folder (the scale page on a ladder folder) into report.html")
     r.add_argument('study_dir', help="a study folder, e.g. runs/smoke, or a ladder folder, e.g. runs/ladder")
     r.add_argument('--notebook', help="the notebook to execute (default: the repository's nbs/20_analysis.ipynb; a ladder: nbs/22_scale.ipynb)")
 
+# %% ../nbs/13a_cli.ipynb #b4bf75ed
 def _study_args(sub):
     "`study`'s arguments: the sweep's, and the analysis notebook."
     s = sub.add_parser('study', help="sweep a study, then write its report")
     _sweep_args(s)
     s.add_argument('--analysis', help="the analysis notebook (default: the repository's nbs/20_analysis.ipynb)")
 
-
-# %% ../nbs/13a_cli.ipynb #76fa89e7
+# %% ../nbs/13a_cli.ipynb #0c5b795f
 def _cells_args(sub):
     "`cells`' arguments (07d_progress)."
     c = sub.add_parser('cells', help="list a study's cells, their state and a running sweep's progress")
     c.add_argument('study', help=f"a YAML study file or a preset: {', '.join(preset_names())}")
     c.add_argument('--runs-dir', default='runs', help="folder holding the study folders (default: runs)")
 
+# %% ../nbs/13a_cli.ipynb #ccd6a87c
 def _ladder_args(sub):
     "`ladder`'s arguments (07e_ladder, 07h_rungs)."
     l = sub.add_parser('ladder', help="run (or resume) a scale ladder rung by rung, predicting each rung above the first two before it runs")
@@ -94,8 +95,7 @@ def _ladder_args(sub):
     l.add_argument('--fresh-kernels', action='store_true', help="a fresh kernel for every cell")
     l.add_argument('-q', '--quiet', action='store_true', help="no progress bars")
 
-
-# %% ../nbs/13a_cli.ipynb #e35b289e
+# %% ../nbs/13a_cli.ipynb #153a08fd
 def _tensorboard_args(sub):
     "`tensorboard`'s arguments (04b_tracking)."
     t = sub.add_parser('tensorboard', help="write committed run folders as TensorBoard event files, to open published studies there (04b_tracking)")
@@ -103,6 +103,7 @@ def _tensorboard_args(sub):
     t.add_argument('--out', help="where the event files go (default: <runs>/tb, which git ignores)")
     t.add_argument('--force', action='store_true', help="write cells that were exported before again")
 
+# %% ../nbs/13a_cli.ipynb #e62075a7
 def _samples_args(sub):
     "`samples`' arguments (01b_samples)."
     m = sub.add_parser('samples', help="make the TinyStories samples the TinyStories studies read, and check their SHA-256 (01b_samples)")
@@ -110,7 +111,6 @@ def _samples_args(sub):
     m.add_argument('--raw', help="a folder holding TinyStories-train.txt and TinyStories-valid.txt (default: the Hugging Face hub, or its cache offline)")
     m.add_argument('--revision', help="a revision of the hub dataset (default: its main branch)")
     m.add_argument('--check', action='store_true', help="only report whether the samples in --out are the published ones")
-
 
 # %% ../nbs/13a_cli.ipynb #2ccda3f5
 def _bench_args(sub):
@@ -144,7 +144,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-# %% ../nbs/13a_cli.ipynb #a677cb7a
+# %% ../nbs/13a_cli.ipynb #68fc41db
 def _show_warning(show):
     "A `warnings.showwarning` that prints a `ReportWarning` as `qknorm: warning: ...` and leaves the rest to `show`."
     def f(message, category, *args, **kw):
@@ -152,25 +152,25 @@ def _show_warning(show):
         else: show(message, category, *args, **kw)
     return f
 
+# %% ../nbs/13a_cli.ipynb #3e4d853d
 def _stdout_closed() -> int:
     "The reader of our output has gone (`qknorm cells cpu | head`): drop the rest quietly, as a SIGPIPE would."
     try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that the flush at exit finds somewhere to go
     except (OSError, ValueError): pass  # stdout is not a real file (a test's StringIO)
     return 141  # 128 + SIGPIPE, what a shell reports for a command killed by one
 
-
-# %% ../nbs/13a_cli.ipynb #7b965510
+# %% ../nbs/13a_cli.ipynb #3cb88847
 HINTS = {errno.ENOSPC: "the disk is full: free space and run the same command again (finished cells are kept)",
          errno.EROFS: "the file system is read-only: use a folder on a writable disk",
          errno.EACCES: "no permission to write there", errno.EPERM: "no permission to write there",
          errno.ENOTDIR: "a part of that path is a file, not a folder", errno.EEXIST: "a file is in the way where a folder is needed",
          errno.EISDIR: "that path is a folder where a file was expected"}
 
+# %% ../nbs/13a_cli.ipynb #90f0f349
 def os_error(e: OSError) -> str:
     "An operating-system error as one line: what failed, on which path, and what to do."
     where = ' -> '.join(str(p) for p in (e.filename, e.filename2) if p) or 'a file'
     return f"{e.strerror or e} ({where})" + (f": {HINTS[e.errno]}" if e.errno in HINTS else '')
-
 
 # %% ../nbs/13a_cli.ipynb #2cae3142
 def main(argv: list[str]|None = None, # arguments after `qknorm`; None: sys.argv[1:]
@@ -211,8 +211,9 @@ def _run(a) -> int:
     return 1 if res.problem() else 0  # failed, disk-full or damaged cells: not a success
 
 
-# %% ../nbs/13a_cli.ipynb #01afe657
+# %% ../nbs/13a_cli.ipynb #7f92745a
 def _sweep(a) -> SweepResult:
+    "`sweep` and `study`: run the study's cells with the flags given; say which cells did not end, and why."
     res = run_study(a.study, runs_dir=a.runs_dir, workers=a.workers, executor=a.executor, notebook=a.notebook,
                     retry_failed=a.retry_failed, repair=a.repair, log_to=a.log_to, wait=not a.no_wait, threads=a.threads, progress=not a.quiet,
                     reuse_kernels=not a.fresh_kernels, watch=progress_lines)
@@ -220,7 +221,9 @@ def _sweep(a) -> SweepResult:
     if (why := res.problem()): print(f"qknorm: error: {why}", file=sys.stderr)  # which cells did not end, and why
     return res
 
+# %% ../nbs/13a_cli.ipynb #4f622eee
 def _cells(a) -> int:
+    "`cells`: each cell's state (why, where it failed or is damaged), then the study's progress; runs nothing."
     pr = study_progress(a.study, a.runs_dir)
     w = max(map(len, pr.states))
     for cid, s in pr.states.items():
@@ -233,8 +236,7 @@ def _cells(a) -> int:
     print(pr.summary())
     return 0
 
-
-# %% ../nbs/13a_cli.ipynb #8ba94ccd
+# %% ../nbs/13a_cli.ipynb #c4b4f9f2
 def _check_out(out: str):
     "Refuse an --out path that cannot be written (its folder is a file, or not writable), naming it."
     p = Path(out).expanduser()
@@ -243,6 +245,7 @@ def _check_out(out: str):
     if not parent.is_dir(): raise ConfigError(f"--out={out!r}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK) or os.statvfs(parent).f_flag & os.ST_RDONLY: raise ConfigError(f"--out={out!r}: {parent} is not writable")
 
+# %% ../nbs/13a_cli.ipynb #a9ca6e6c
 def _check_record_out(out: str, prediction: str):
     "Refuse `check-prediction --out` before any cell runs: a path that cannot be written, or a file there that is not this prediction's check record."
     from qknorm_nb.check import RECORD_KIND
@@ -252,7 +255,6 @@ def _check_record_out(out: str, prediction: str):
     if p.exists() and not (isinstance(old, dict) and old.get('kind') == RECORD_KIND and (old.get('prediction') or {}).get('sha256') == sha256(prediction)):
         raise ConfigError(f"--out={out!r} is a file that is not a record of this prediction's check (kind {RECORD_KIND!r}, same sha256): "
                           "give another path; nothing was run")
-
 
 # %% ../nbs/13a_cli.ipynb #b6fa2cc4
 def _field_values(items: list) -> dict:
