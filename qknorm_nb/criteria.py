@@ -18,9 +18,10 @@ from .rule import RULE
 __all__ = ['MARGINS', 'CRITERION_COLORS', 'criterion_table', 'across_criteria', 'rule_changes', 'rule_change_words',
            'plot_criteria']
 
-# %% ../nbs/06e_criteria.ipynb #d3fc7c84
+# %% ../nbs/06e_criteria.ipynb #6f21c3f7
 MARGINS = RULE.margins  # nats: the rule's margins of the necessity threshold (studies/rules/analysis.yaml)
 
+# %% ../nbs/06e_criteria.ipynb #c31aaadf
 def _edge_rows(df, on, useful, label):
     "The (not-)useful or failure edge of each arm as rows: lo = last LR every seed passed, hi = first LR a seed failed."
     out = []
@@ -30,7 +31,21 @@ def _edge_rows(df, on, useful, label):
                         point=f['lr50'], censored=f['censored']))
     return out
 
-# %% ../nbs/06e_criteria.ipynb #7f9ddc0f
+# %% ../nbs/06e_criteria.ipynb #6af712f7
+def _above_optimum(df: pd.DataFrame) -> pd.DataFrame:
+    "The runs at or above their arm's own best LR (per depth): where a not-useful edge is read."
+    opt = optimal_lr(df, list(CURVE)).set_index(list(CURVE))['lr_star']
+    own = pd.Series([opt[k] for k in zip(df[ARM], df[DEPTH])], index=df.index)
+    return df[df['lr'].astype(float) >= own]
+
+# %% ../nbs/06e_criteria.ipynb #0444a23e
+def _necessity_rows(df: pd.DataFrame, on: str, c: str, m: float, bar) -> list:
+    "The necessity threshold at margin `m` under criterion `c` as rows, each with the criterion's bar at its depth (`bar`: depth -> nats)."
+    return [dict(criterion=c, bar=bar[t['n_layer']], n_layer=t['n_layer'], quantity=f'necessity {m:g}',
+                 lo=t['thr_lo'], hi=t['thr_hi'], point=t['threshold'], censored=t['censored'])
+            for _, t in necessity_bracket(df, on, m, useful=c).iterrows()]
+
+# %% ../nbs/06e_criteria.ipynb #890f1b8e
 @per_facet
 def criterion_table(df: pd.DataFrame,       # one rung's results: both arms, one shape, with h1, h2 (`add_entropies`)
                     on: str = 'layernorm',  # the QK-norm arm compared with the off arm
@@ -39,23 +54,19 @@ def criterion_table(df: pd.DataFrame,       # one rung's results: both arms, one
                    ) -> pd.DataFrame:
     "One row per (criterion, quantity): its bar (nats) and bracket [lo, hi] of LRs, the point inside and how it is censored."
     df = df[df['qk_norm'].isin([OFF, on])]
-    opt = optimal_lr(df, list(CURVE)).set_index(list(CURVE))['lr_star']
-    own = pd.Series([opt[k] for k in zip(df[ARM], df[DEPTH])], index=df.index)
-    above = df[df['lr'].astype(float) >= own]  # the not-useful edge is read above each arm's optimum (per depth)
+    above = _above_optimum(df)  # the not-useful edge is read above each arm's optimum (per depth)
     rows = [dict(criterion='diverged', bar=np.nan, **r) for r in _edge_rows(df, on, None, 'failure_lr')]
     tidy = tidy_runs(df, list(CURVE))
     for c in criteria:
         bar = useful_bar(tidy, c)
         rows += [dict(criterion=c, bar=bar[r['n_layer']], **r) for r in _edge_rows(above, on, c, 'useful_lr')]
-        for m in margins:
-            for _, t in necessity_bracket(df, on, m, useful=c).iterrows():
-                rows.append(dict(criterion=c, bar=bar[t['n_layer']], n_layer=t['n_layer'], quantity=f'necessity {m:g}',
-                                 lo=t['thr_lo'], hi=t['thr_hi'], point=t['threshold'], censored=t['censored']))
+        for m in margins: rows += _necessity_rows(df, on, c, m, bar)
     return pd.DataFrame(rows)
 
-# %% ../nbs/06e_criteria.ipynb #ccea22e2
+# %% ../nbs/06e_criteria.ipynb #f641f029
 def _axes(ct): return list(ct.columns[:list(ct.columns).index('criterion')])  # the design axes `per_facet` put before it
 
+# %% ../nbs/06e_criteria.ipynb #9982143f
 def across_criteria(ct: pd.DataFrame) -> pd.DataFrame:
     "Per quantity: the bracket shared by every criterion (lo, hi), whether they agree, and each criterion's bracket in words."
     rows, key = [], [*_axes(ct), DEPTH, 'quantity']  # a study's other design axes first (`per_facet`), each value apart
@@ -66,47 +77,67 @@ def across_criteria(ct: pd.DataFrame) -> pd.DataFrame:
                                         for c, a, b, s in zip(g['criterion'], g['lo'], g['hi'], g['censored']))))
     return pd.DataFrame(rows)
 
-# %% ../nbs/06e_criteria.ipynb #rc01b
+# %% ../nbs/06e_criteria.ipynb #1848d363
+def _bracket_words(t: pd.DataFrame, k) -> str:
+    "Row `k`'s bracket as a page writes it: [lo, hi] (an end not read as –), then how it is censored."
+    return f"[{fmt_num(t.at[k, 'lo'], '–')}, {fmt_num(t.at[k, 'hi'], '–')}]{' ' + t.at[k, 'censored'] if t.at[k, 'censored'] else ''}"
+
+# %% ../nbs/06e_criteria.ipynb #8506ac6d
+def _moved(a: pd.DataFrame, b: pd.DataFrame, k) -> bool:
+    "Whether row `k`'s bracket or censoring differs between tables `a` and `b` (NaN on both sides: the same open end)."
+    same = lambda x, y: (x == y) or (x != x and y != y)
+    return not (same(a.at[k, 'lo'], b.at[k, 'lo']) and same(a.at[k, 'hi'], b.at[k, 'hi']) and a.at[k, 'censored'] == b.at[k, 'censored'])
+
+# %% ../nbs/06e_criteria.ipynb #3fa739c3
 def rule_changes(ct: pd.DataFrame, new: str = USEFUL, old: str = RULE.previous_useful) -> pd.DataFrame:
     "The quantities of `criterion_table` output whose bracket or censoring differs between criterion `new` and `old`."
     key = [*_axes(ct), DEPTH, 'quantity']
     a, b = (ct[ct.criterion == c].set_index(key) for c in (new, old))
-    same = lambda x, y: (x == y) or (x != x and y != y)  # NaN: an open end on both sides
-    rows = [dict(zip(key, k), new=f"[{fmt_num(a.at[k, 'lo'], '–')}, {fmt_num(a.at[k, 'hi'], '–')}]{' ' + a.at[k, 'censored'] if a.at[k, 'censored'] else ''}",
-                 old=f"[{fmt_num(b.at[k, 'lo'], '–')}, {fmt_num(b.at[k, 'hi'], '–')}]{' ' + b.at[k, 'censored'] if b.at[k, 'censored'] else ''}")
-            for k in a.index if k in b.index and not (same(a.at[k, 'lo'], b.at[k, 'lo']) and same(a.at[k, 'hi'], b.at[k, 'hi'])
-                                                      and a.at[k, 'censored'] == b.at[k, 'censored'])]
+    rows = [dict(zip(key, k), new=_bracket_words(a, k), old=_bracket_words(b, k)) for k in a.index if k in b.index and _moved(a, b, k)]
     return pd.DataFrame(rows, columns=[*key, 'new', 'old'])
 
-# %% ../nbs/06e_criteria.ipynb #rc02a
+# %% ../nbs/06e_criteria.ipynb #86e44a28
+def _change_paragraph(name: str, df: pd.DataFrame, on: str) -> str:
+    "One table's paragraph: which edges and thresholds the rule's bar moved against the bar before it (ℓ* + 0.5), or that none moved."
+    rc = rule_changes(criterion_table(df, on, criteria=(USEFUL, RULE.previous_useful)))
+    depth = (lambda L: f"{L} layers, ") if df['n_layer'].nunique() > 1 else (lambda L: '')
+    at = lambda r: ''.join(f"{a} {r[a]}, " for a in rc.columns[:list(rc.columns).index(DEPTH)])  # another design axis's value
+    moved = '; '.join(f"{at(r)}{depth(r['n_layer'])}{r['quantity']}: {r['new']} under the rule, {r['old']} before" for r in rc.to_dict('records'))
+    return f"**{name}**: " + (moved or 'no edge or threshold moved') + '.'
+
+# %% ../nbs/06e_criteria.ipynb #9a030423
 def rule_change_words(tables: dict, # name (a rung, a study) -> its results table (with h1, h2)
                       on: str = 'layernorm') -> str:
     "One paragraph per table: which edges and thresholds the rule's bar moved against the bar before it (ℓ* + 0.5), or that none moved."
-    out = []
-    for name, df in tables.items():
-        rc = rule_changes(criterion_table(df, on, criteria=(USEFUL, RULE.previous_useful)))
-        depth = (lambda L: f"{L} layers, ") if df['n_layer'].nunique() > 1 else (lambda L: '')
-        at = lambda r: ''.join(f"{a} {r[a]}, " for a in rc.columns[:list(rc.columns).index(DEPTH)])  # another design axis's value
-        moved = '; '.join(f"{at(r)}{depth(r['n_layer'])}{r['quantity']}: {r['new']} under the rule, {r['old']} before" for r in rc.to_dict('records'))
-        out.append(f"**{name}**: " + (moved or 'no edge or threshold moved') + '.')
-    return '\n\n'.join(out)
+    return '\n\n'.join(_change_paragraph(name, df, on) for name, df in tables.items())
 
-# %% ../nbs/06e_criteria.ipynb #9657a52c
+# %% ../nbs/06e_criteria.ipynb #6f6eece2
 CRITERION_COLORS = {'half_gap': 'k', 'best_plus_0.5': 'tab:orange', 'bigram': 'tab:cyan', 'unigram': 'tab:olive', 'diverged': 'tab:red'}
 
+# %% ../nbs/06e_criteria.ipynb #d821cf9b
+def _lr_span(ct: pd.DataFrame) -> tuple:
+    "The figure's LR axis: a factor 3 beyond the read ends of every bracket (0 and inf are open ends, drawn to its edges)."
+    finite = ct[['lo', 'hi']].replace([np.inf, 0], np.nan).stack()
+    return finite.min() / 3, finite.max() * 3
+
+# %% ../nbs/06e_criteria.ipynb #998481f6
+def _ends(r, left: float, right: float) -> tuple:
+    "A bracket's drawn ends: an open or zero lower end at the axis's left edge, an open or infinite upper end at its right."
+    lo = r['lo'] if r['lo'] == r['lo'] and r['lo'] > 0 else left
+    hi = r['hi'] if r['hi'] == r['hi'] and np.isfinite(r['hi']) else right
+    return lo, hi
+
+# %% ../nbs/06e_criteria.ipynb #700ba84a
 def plot_criteria(ct: pd.DataFrame, ax=None, title: str = ''):
     "Each quantity's bracket under each criterion, on a log LR axis (open ends drawn to the axis edge)."
     import matplotlib.pyplot as plt
     ax = ax or plt.subplots(figsize=(7, 0.35 * len(ct) + 1))[1]
     qs = list(dict.fromkeys(ct['quantity']))
     crits = list(dict.fromkeys(ct['criterion']))
-    finite = ct[['lo', 'hi']].replace([np.inf, 0], np.nan).stack()
-    left, right = finite.min() / 3, finite.max() * 3
+    left, right = _lr_span(ct)
     for _, r in ct.iterrows():
         y = qs.index(r['quantity']) + 0.15 * (crits.index(r['criterion']) - (len(crits) - 1) / 2)
-        lo = r['lo'] if r['lo'] == r['lo'] and r['lo'] > 0 else left
-        hi = r['hi'] if r['hi'] == r['hi'] and np.isfinite(r['hi']) else right
-        ax.plot([lo, hi], [y, y], color=CRITERION_COLORS.get(r['criterion'], 'gray'), lw=3, solid_capstyle='butt',
+        ax.plot(_ends(r, left, right), [y, y], color=CRITERION_COLORS.get(r['criterion'], 'gray'), lw=3, solid_capstyle='butt',
                 label=r['criterion'])
         if np.isfinite(r['point']) and r['point'] > 0: ax.plot([r['point']], [y], 'o', color='w', mec='k', ms=4)
     seen = dict(zip(*ax.get_legend_handles_labels()[::-1]))  # one legend entry per criterion
