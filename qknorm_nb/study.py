@@ -24,13 +24,14 @@ __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 
            'read_summary', 'summary_problem', 'cell_status', 'refined_settings', 'add_missing', 'with_refined',
            'cell_mismatch', 'check_cell_folders']
 
-# %% ../nbs/07_study.ipynb #cc79b547
+# %% ../nbs/07_study.ipynb #9606e925
 class StudyError(ConfigError):
     "A study spec holds a key or value that is not allowed; the message names it and what is allowed."
 
 class SweepError(RuntimeError):
     "A sweep cannot start or go on, e.g. the training notebook is missing; the message says why."
 
+# %% ../nbs/07_study.ipynb #fe008c8e
 STUDY_KEYS = ('name', 'preset', 'fixed', 'axes', 'only', 'retries', 'executor', 'slurm', 'data_files', 'refine')
 EXECUTOR_KEYS = ('kind', 'workers', 'threads', 'gpus')
 EXECUTORS = ('local', 'slurm')
@@ -42,6 +43,7 @@ FIELD_CHOICES = dict(qk_norm=VARIANTS, tokenizer=TOKENIZERS, dtype=DTYPES, attn_
                                                        # (qk_norm: the arms' table itself, read when a message is written)
 _NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.-]*')
 
+# %% ../nbs/07_study.ipynb #b5e19c95
 def check_keys(where, d, known, err=StudyError):
     "Raise `err` naming `where` unless `d` is a mapping whose keys are all in `known` (with the closest known key as a hint)."
     if not isinstance(d, dict): raise err(f"{where} must be a mapping, got {d!r}")
@@ -51,21 +53,24 @@ def check_keys(where, d, known, err=StudyError):
             hint = f"; did you mean {close[0]!r}?" if close else ''
             raise err(f"unknown key {k!r} in {where}{hint} Known keys: {', '.join(known)}")
 
+# %% ../nbs/07_study.ipynb #15272745
 def check_folder_name(where, v, err=StudyError) -> str:
     "`v` if it can name a folder (studies, ladders and rungs are folders under `runs/`), else `err` naming `where`."
     if not isinstance(v, str) or not _NAME_RE.fullmatch(v):
         raise err(f"{where}={v!r} must be a folder name: letters, digits, '_', '-' or '.', not starting with '.', '-' or '_'")
     return v
 
-# %% ../nbs/07_study.ipynb #0244d98a
+# %% ../nbs/07_study.ipynb #7d8669f9
 def repo_dir() -> Path:
     "The checkout the package runs from: the folder holding `qknorm_nb/`, `nbs/` and `studies/`."
     return Path(qknorm_nb.__file__).resolve().parent.parent
 
+# %% ../nbs/07_study.ipynb #30eb2f0b
 def preset_path(name: str) -> Path:
     "The study file of preset `name`: `<repo>/studies/<name>.yaml`."
     return repo_dir()/'studies'/f'{name}.yaml'
 
+# %% ../nbs/07_study.ipynb #4d7dd5ba
 def preset_names() -> list[str]:
     "The presets: the stems of the repository's `studies/*.yaml`, sorted."
     return sorted(p.stem for p in (repo_dir()/'studies').glob('*.yaml'))
@@ -88,7 +93,7 @@ def logspace(lo: float, # first value (> 0)
     vs[0], vs[-1] = float(lo), float(hi)  # the ends exactly as written
     return vs
 
-# %% ../nbs/07_study.ipynb #763ed690
+# %% ../nbs/07_study.ipynb #dd6aa692
 def fmt_sci(v: float) -> str:
     "Shortest exact scientific notation of `v`: 0.03 → '3e-2', 0.0316 → '3.16e-2', 1 → '1e+0'."
     if not math.isfinite(v): return str(v)  # 'nan', 'inf': the config check then rejects the value by name
@@ -98,12 +103,14 @@ def fmt_sci(v: float) -> str:
     mant, exp = s.split('e')
     return f"{mant}e{exp[0]}{exp[1:].lstrip('0') or '0'}"
 
+# %% ../nbs/07_study.ipynb #c97ac929
 def _fmt(v):
     if is_int(v): return str(v)
     if is_num(v): return fmt_sci(v)
     if isinstance(v, (list, tuple)): return '_'.join(map(_fmt, v))
     return str(v)
 
+# %% ../nbs/07_study.ipynb #43ede0ac
 def cell_id(s: dict, # the cell's settings: at least n_layer, qk_norm, lr, seed
             extra=(), # names of further axes, added in this order
            ) -> str:
@@ -112,7 +119,7 @@ def cell_id(s: dict, # the cell's settings: at least n_layer, qk_norm, lr, seed
     parts += [f"{k}{_fmt(s[k])}" if is_num(s[k]) else f"{k}_{_fmt(s[k])}" for k in extra]
     return re.sub(r'[^A-Za-z0-9._+-]+', '_', '-'.join(parts))  # a safe folder name
 
-# %% ../nbs/07_study.ipynb #89f1ba55
+# %% ../nbs/07_study.ipynb #31f781b7
 @dataclass
 class Cell:
     "One grid point of a study: its id, its validated config and the axis values that define it."
@@ -120,6 +127,7 @@ class Cell:
     config: RunConfig
     settings: dict
 
+# %% ../nbs/07_study.ipynb #ca088791
 @dataclass
 class Study:
     "A validated study: the resolved spec (axes as explicit lists) and its cells."
@@ -140,7 +148,7 @@ class Study:
         "The resolved spec, as written to study.json."
         return {k: getattr(self, k) for k in STUDY_KEYS} | {'source': self.source}
 
-# %% ../nbs/07_study.ipynb #a85302d9
+# %% ../nbs/07_study.ipynb #59524950
 def _no_yaml_bools(where: str, name: str, vs: list):
     "Refuse booleans YAML made of bare off/on/yes/no in a field that is not a bool, saying how to write them."
     if FIELD_TYPES[name] == 'bool' or not any(isinstance(x, bool) for x in vs): return
@@ -153,16 +161,23 @@ def _no_yaml_bools(where: str, name: str, vs: list):
     raise StudyError(f"{where}: {name}={first!r} must be {kind}; YAML reads bare off/on/yes/no as booleans ({bools}): "
                      f"quote them ('off') or {use}")
 
-def _axis(name, v):
+# %% ../nbs/07_study.ipynb #0499cbfc
+def _logspace_axis(name: str, v: dict) -> list[float]:
+    "The values of an axis given as `{logspace: [lo, hi], per_decade: k}`, which only a float field may be."
     t = FIELD_TYPES[name]
-    if isinstance(v, dict):
-        if t != 'float': raise StudyError(f"axis {name}: a logspace grid needs a float field, and {name} is {t}")
-        check_keys(f"axis {name}", v, ('logspace', 'per_decade'))
-        if 'logspace' not in v or 'per_decade' not in v:
-            raise StudyError(f"axis {name} must be a list or {{logspace: [lo, hi], per_decade: k}}, got {v!r}")
-        lh = v['logspace']
-        if not isinstance(lh, (list, tuple)) or len(lh) != 2: raise StudyError(f"axis {name}: logspace={lh!r} must be [lo, hi]")
-        return logspace(*lh, v['per_decade'])
+    if t != 'float': raise StudyError(f"axis {name}: a logspace grid needs a float field, and {name} is {t}")
+    check_keys(f"axis {name}", v, ('logspace', 'per_decade'))
+    if 'logspace' not in v or 'per_decade' not in v:
+        raise StudyError(f"axis {name} must be a list or {{logspace: [lo, hi], per_decade: k}}, got {v!r}")
+    lh = v['logspace']
+    if not isinstance(lh, (list, tuple)) or len(lh) != 2: raise StudyError(f"axis {name}: logspace={lh!r} must be [lo, hi]")
+    return logspace(*lh, v['per_decade'])
+
+# %% ../nbs/07_study.ipynb #4d6398d6
+def _axis(name, v):
+    "An axis's values as an explicit list: a logspace grid expanded, a single value listed, `off` read as none, YAML's booleans refused, floats as floats, none twice."
+    t = FIELD_TYPES[name]
+    if isinstance(v, dict): return _logspace_axis(name, v)
     v = list(v) if isinstance(v, (list, tuple)) else [v]
     if not v: raise StudyError(f"axis {name} is empty: list at least one value")
     if name == 'qk_norm': v = [arm_name(x) for x in v]  # YAML reads a bare `off` as False
@@ -172,8 +187,9 @@ def _axis(name, v):
         if sum(x == y and type(x) == type(y) for y in v) > 1: raise StudyError(f"axis {name} lists {x!r} twice")
     return v
 
-# %% ../nbs/07_study.ipynb #f3077f97
+# %% ../nbs/07_study.ipynb #3f2a15cb
 def _executor(e):
+    "The checked `executor:` block, every key present: a kind alone may be given as a string, GPU ids become strings."
     if isinstance(e, str): e = dict(kind=e)
     e = {} if e is None else e
     check_keys('executor', e, EXECUTOR_KEYS)
@@ -187,7 +203,9 @@ def _executor(e):
         e['gpus'] = [str(g) for g in e['gpus']]
     return e
 
+# %% ../nbs/07_study.ipynb #735cbbe6
 def _slurm(s):
+    "The checked `slurm:` block, every key present (None where the study sets none): counts, sizes and setup lines."
     s = {} if s is None else s
     check_keys('slurm', s, SLURM_KEYS)
     for k in ('gpus_per_node', 'cpus_per_task', 'array_parallelism'):
@@ -200,7 +218,16 @@ def _slurm(s):
         raise StudyError(f"slurm setup={s['setup']!r} must be a list of shell lines")
     return dict(dict.fromkeys(SLURM_KEYS), **s)
 
-# %% ../nbs/07_study.ipynb #7b495fb4
+# %% ../nbs/07_study.ipynb #407120d2
+def _cell_config(st: Study, over: dict) -> RunConfig:
+    "The validated config of the cell of `st` whose varying fields are `over`; a bad value refused in one line naming the axis or fixed key it came from."
+    try: return make_config(st.preset, **(st.fixed | over))  # a bad value is refused before an id is built from it
+    except ConfigError as e:
+        k = (re.match(r'(\w+)=', str(e)) or (None, None))[1]  # the field the config's message names first
+        where = f"axis {k}: " if k in st.axes else f"fixed {k}: " if k in st.fixed else ''
+        raise StudyError(f"{where}{e}" + ('' if where else f" (cell {over})")) from None
+
+# %% ../nbs/07_study.ipynb #e3180b69
 def make_cell(st: Study, # the study the cell belongs to
               settings: dict, # config fields that vary (axis values), plus any bookkeeping keys such as a round number
              ) -> Cell:
@@ -209,16 +236,13 @@ def make_cell(st: Study, # the study the cell belongs to
     extra = [k for k in st.axes if k not in ID_AXES] + [k for k in over if k not in ID_AXES and k not in st.axes]
     for k, v in over.items():  # refinement names every cell by its full settings, n_layer too: fine when it agrees with fixed
         if k in st.fixed and st.fixed[k] != v: raise StudyError(f"cell settings {k}={v!r} contradict the study's fixed {k}={st.fixed[k]!r}")
-    try: cfg = make_config(st.preset, **(st.fixed | over))  # a bad value is refused before an id is built from it
-    except ConfigError as e:
-        k = (re.match(r'(\w+)=', str(e)) or (None, None))[1]  # the field the config's message names first
-        where = f"axis {k}: " if k in st.axes else f"fixed {k}: " if k in st.fixed else ''
-        raise StudyError(f"{where}{e}" + ('' if where else f" (cell {over})")) from None
+    cfg = _cell_config(st, over)
     cid = cell_id(default_values() | PRESETS.get(st.preset, {}) | st.fixed | over, extra)
     try: cfg = check_sources(cfg)  # the text it trains on must be here too
     except ConfigError as e: raise ConfigError(f"{cid}: {e}") from None
     return Cell(cid, cfg, dict(settings))
 
+# %% ../nbs/07_study.ipynb #b40ac042
 def add_cells(st: Study, settings: list[dict]) -> list[Cell]:
     "Append a cell per settings dict to `st.cells`, refusing one whose id the study already has; return the new cells."
     seen = {c.id: c.settings for c in st.cells}
@@ -230,11 +254,12 @@ def add_cells(st: Study, settings: list[dict]) -> list[Cell]:
     st.cells.extend(new)
     return new
 
-# %% ../nbs/07_study.ipynb #7ec5d06d
+# %% ../nbs/07_study.ipynb #5bb94d1d
 def grid_settings(axes: dict) -> list[dict]:
     "Every combination of the axis values, in grid order (the last axis varies fastest)."
     return [dict(zip(axes, combo)) for combo in itertools.product(*axes.values())]
 
+# %% ../nbs/07_study.ipynb #ed73ce66
 def _only(v, axes: dict) -> list|None:
     "The checked `only:` entries, each {axis: [values on that axis]}, or None (the whole grid)."
     if v is None: return None
@@ -250,11 +275,12 @@ def _only(v, axes: dict) -> list|None:
         out.append(ent)
     return out
 
+# %% ../nbs/07_study.ipynb #efcc8f13
 def _kept(s: dict, only) -> bool:
     "Whether grid settings `s` match an `only:` entry (every entry's axes hold `s`'s values); True without `only`."
     return only is None or any(all(s[k] in vs for k, vs in e.items()) for e in only)
 
-# %% ../nbs/07_study.ipynb #aa886bfc
+# %% ../nbs/07_study.ipynb #0c7139cb
 def _refine(v):
     "The checked `refine:` block, or None: the planner's own check (`qknorm_nb.refine.check_refine`), as a StudyError."
     if v is None: return None
@@ -262,7 +288,35 @@ def _refine(v):
     try: return check_refine(v)
     except RefineError as e: raise StudyError(str(e)) from None
 
-# %% ../nbs/07_study.ipynb #bfb59e0d
+# %% ../nbs/07_study.ipynb #e091c2fb
+def _fixed(spec: dict) -> dict:
+    "The checked `fixed:` block: RunConfig fields only, no YAML boolean in a field that is not one, a float field's numbers as floats."
+    fixed = spec.get('fixed') or {}
+    check_keys('fixed', fixed, list(FIELD_TYPES))
+    for k, v in fixed.items(): _no_yaml_bools(f"fixed {k}", k, [v])
+    return {k: float(v) if FIELD_TYPES[k] == 'float' and is_num(v) else v for k, v in fixed.items()}
+
+# %% ../nbs/07_study.ipynb #1a714ff5
+def _axes(spec: dict, fixed: dict) -> dict:
+    "The checked `axes:`, each an explicit list (`_axis`): at least one, RunConfig fields only, none also in `fixed`."
+    axes = spec.get('axes')
+    if not axes: raise StudyError("axes is empty: a study needs at least one axis, e.g. axes: {qk_norm: [none, layernorm], lr: [1e-3, 1e-2]}")
+    check_keys('axes', axes, list(FIELD_TYPES))
+    for k in axes:
+        if k in fixed: raise StudyError(f"{k!r} is both in fixed and in axes: keep it in one place")
+    return {k: _axis(k, v) for k, v in axes.items()}
+
+# %% ../nbs/07_study.ipynb #625c9821
+def _data_files(spec: dict) -> list[str]:
+    "The checked `data_files:`: a list of paths to files that exist (their sha256 goes into study.json)."
+    data_files = spec.get('data_files') or []
+    if not isinstance(data_files, list) or not all(isinstance(p, str) for p in data_files):
+        raise StudyError(f"data_files={data_files!r} must be a list of file paths")
+    for p in data_files:
+        if not Path(p).expanduser().is_file(): raise StudyError(f"data_files: {p!r} is not a file")
+    return list(data_files)
+
+# %% ../nbs/07_study.ipynb #481ceb4c
 def check_study(spec: dict, # the parsed study file or preset
                 name: str|None = None, # name to use when the spec has none (a file's stem)
                 source: str = '', # where the spec came from, recorded in study.json
@@ -274,26 +328,14 @@ def check_study(spec: dict, # the parsed study file or preset
     preset = spec.get('preset', 'cpu')
     if preset is not None and preset not in PRESETS:
         raise StudyError(f"preset={preset!r} is not one of {', '.join(map(repr, PRESETS))} or null")
-    fixed = spec.get('fixed') or {}
-    check_keys('fixed', fixed, list(FIELD_TYPES))
-    for k, v in fixed.items(): _no_yaml_bools(f"fixed {k}", k, [v])
-    fixed = {k: float(v) if FIELD_TYPES[k] == 'float' and is_num(v) else v for k, v in fixed.items()}
-    axes = spec.get('axes')
-    if not axes: raise StudyError("axes is empty: a study needs at least one axis, e.g. axes: {qk_norm: [none, layernorm], lr: [1e-3, 1e-2]}")
-    check_keys('axes', axes, list(FIELD_TYPES))
-    for k in axes:
-        if k in fixed: raise StudyError(f"{k!r} is both in fixed and in axes: keep it in one place")
-    axes = {k: _axis(k, v) for k, v in axes.items()}
+    fixed = _fixed(spec)
+    axes = _axes(spec, fixed)
     retries = spec.get('retries', 1)
     if not is_int(retries) or retries < 0: raise StudyError(f"retries={retries!r} must be an int >= 0")
     only = _only(spec.get('only'), axes)
-    data_files = spec.get('data_files') or []
-    if not isinstance(data_files, list) or not all(isinstance(p, str) for p in data_files):
-        raise StudyError(f"data_files={data_files!r} must be a list of file paths")
-    for p in data_files:
-        if not Path(p).expanduser().is_file(): raise StudyError(f"data_files: {p!r} is not a file")
+    data_files = _data_files(spec)
     st = Study(name, preset, fixed, axes, retries, _executor(spec.get('executor')), _slurm(spec.get('slurm')),
-               list(data_files), _refine(spec.get('refine')), source, only=only)
+               data_files, _refine(spec.get('refine')), source, only=only)
     add_cells(st, [s for s in grid_settings(axes) if _kept(s, only)])
     check_texts([c.config for c in st.cells])  # an empty, binary or too short text: refused now, not by every cell at run time
     return st
@@ -301,8 +343,9 @@ def check_study(spec: dict, # the parsed study file or preset
 # %% ../nbs/07_study.ipynb #2bb5f544
 from .files import FileError, read_yaml  # the one reader of text, JSON and YAML (00_files)
 
-# %% ../nbs/07_study.ipynb #bbcf157f
+# %% ../nbs/07_study.ipynb #44e24fb2
 def _load_file(p: Path, shown: str, source: str) -> Study:
+    "The study in YAML file `p`, every refusal prefixed with `shown` (the name the user gave)."
     if not p.exists(): raise StudyError(f"study file {shown!r} does not exist")
     try: spec = read_yaml(p)
     except FileError as e: raise StudyError(str(e)) from None
@@ -310,6 +353,7 @@ def _load_file(p: Path, shown: str, source: str) -> Study:
     try: return check_study(spec, name=p.stem, source=source)
     except ConfigError as e: raise type(e)(f"{shown}: {e}") from None
 
+# %% ../nbs/07_study.ipynb #9d574d57
 def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset name (a stem of studies/*.yaml)
               ) -> Study:
     "A validated `Study` from a YAML file, a preset name or a dict."
@@ -324,15 +368,17 @@ def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset nam
     hint = f"; did you mean {close[0]!r}?" if close else ''
     raise StudyError(f"study {s!r} is neither a study file nor a preset ({', '.join(names)}){hint}")
 
-# %% ../nbs/07_study.ipynb #1d1a0cbc
+# %% ../nbs/07_study.ipynb #865408ee
 from .files import load_json, read_json, check_summary  # the race-free reader and the summary check, declared once (00_files)
 from .probes import MEASURE_NAMES  # the per-run measures, numbers in every summary (04_probes)
 
+# %% ../nbs/07_study.ipynb #3c107e73
 def read_summary(cell_dir) -> dict|None:
     "The cell's summary.json as a dict, or None when there is none yet."
     s = load_json(Path(cell_dir)/'summary.json')
     return s if isinstance(s, dict) else None
 
+# %% ../nbs/07_study.ipynb #1315a677
 def summary_problem(cell_dir) -> str|None:
     "Why the cell's summary.json is one no run writes (one line naming the file, the key and the value), or None: it has none, or a sound one."
     p = Path(cell_dir)/'summary.json'
@@ -340,18 +386,20 @@ def summary_problem(cell_dir) -> str|None:
     except FileError as e: return str(e) if p.exists() else None  # gone: none yet, or a failed cell being retried
     return None
 
+# %% ../nbs/07_study.ipynb #6a88f89c
 def cell_status(cell_dir) -> str|None:
     "The status its summary.json records (done, diverged, failed); 'damaged' when it is one no run writes (`summary_problem`); None while it has none."
     p = Path(cell_dir)/'summary.json'
     try: return check_summary(read_json(p), p, MEASURE_NAMES)['status']
     except FileError: return 'damaged' if p.exists() else None
 
-# %% ../nbs/07_study.ipynb #fa9df2a7
+# %% ../nbs/07_study.ipynb #e9150288
 def refined_settings(study_dir) -> list[dict]:
     "The settings (with their `round`) of the cells refinement added to the study in `study_dir`, in the order added."
     spec = load_json(Path(study_dir)/'study.json')
     return list(spec.get('refined') or []) if isinstance(spec, dict) else []  # not a study's record: the sweep says so (`check_study_folder`)
 
+# %% ../nbs/07_study.ipynb #1ccd1aeb
 def add_missing(st: Study, settings: list[dict]) -> list[Cell]:
     "Append the cells of `settings` that `st` does not have yet (by id); return them."
     have, new = {c.id for c in st.cells}, []
@@ -360,12 +408,13 @@ def add_missing(st: Study, settings: list[dict]) -> list[Cell]:
     st.cells.extend(new)
     return new
 
+# %% ../nbs/07_study.ipynb #134a42a8
 def with_refined(st: Study, study_dir) -> Study:
     "`st` with the cells that refinement recorded in `study_dir/study.json` appended (those it does not have yet)."
     add_missing(st, refined_settings(study_dir))
     return st
 
-# %% ../nbs/07_study.ipynb #cdf07311
+# %% ../nbs/07_study.ipynb #872756d8
 def cell_mismatch(cell_dir, got: dict, want: dict, declared_by: str = 'the study') -> str|None:
     "None when the run folder's config `got` is the cell's declared config `want`, else the one line that refuses it (the folder, the field, both values)."
     diff = [k for k in want if k in got and k not in RUNTIME_FIELDS and got[k] != want[k]]  # how a run computes is no difference; fields added later are absent
@@ -374,21 +423,26 @@ def cell_mismatch(cell_dir, got: dict, want: dict, declared_by: str = 'the study
     return (f"{cell_dir} was run with {k}={got[k]!r}, but {declared_by} declares {k}={want[k]!r} for cell {cell_dir.name}: "
             f"it is another run. Use another study name or runs dir, or move that folder aside")
 
+# %% ../nbs/07_study.ipynb #d3d7fd15
+def _damaged(d: Path, cid: str, why: str, repair: bool) -> Path:
+    "A damaged (not foreign) cell folder `d/cid`: refused without `repair`, naming the fix; with it, moved aside under a name that says so (the sweep runs the cell again)."
+    if not repair: raise StudyError(f"{why}; move {d/cid} aside (or delete it), or run the sweep with --repair, and the sweep runs that cell again")
+    aside = d/f"{cid}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"
+    (d/cid).rename(aside)
+    return aside
+
+# %% ../nbs/07_study.ipynb #77174893
 def check_cell_folders(st: Study, study_dir,
                        repair: bool = False, # move a cell folder whose config.json or summary.json is damaged aside (the sweep then runs it again)
                       ) -> list:
     "Refuse a study folder whose cell folders were made with other settings (each folder's own config.json against the cell `st` declares) or hold an unreadable config; return the folders moved aside."
     d, moved = Path(study_dir), []
     if not d.is_dir(): return moved
-    def damaged(c, why: str):  # damaged, not foreign: kept under a name that says so, and run again; without --repair, refused
-        if not repair: raise StudyError(f"{why}; move {d/c.id} aside (or delete it), or run the sweep with --repair, and the sweep runs that cell again")
-        aside = d/f"{c.id}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"
-        (d/c.id).rename(aside); moved.append(aside)
     for c in with_refined(replace(st, cells=list(st.cells)), d).cells:  # a copy: the refined cells are not added to `st`
         p = d/c.id/'config.json'
         got = load_json(p) if p.exists() else {}  # no config.json yet: nothing to compare
         if not isinstance(got, dict):
-            damaged(c, f"{p} is not a readable config: cell {c.id} cannot be checked against the study"); continue
+            moved.append(_damaged(d, c.id, f"{p} is not a readable config: cell {c.id} cannot be checked against the study", repair)); continue
         if (why := cell_mismatch(d/c.id, got, c.config.to_dict())): raise StudyError(why)  # another run is never moved: refused
-        if repair and (why := summary_problem(d/c.id)): damaged(c, why)  # without repair, the sweep reports the cell `damaged` and runs the rest
+        if repair and (why := summary_problem(d/c.id)): moved.append(_damaged(d, c.id, why, repair))  # without repair, the sweep reports the cell `damaged`
     return moved
