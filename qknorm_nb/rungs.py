@@ -18,7 +18,7 @@ from .ladder import (BOOKKEEPING, Ladder, LadderError, Rung, check_rung, has_cel
 # %% auto #0
 __all__ = ['seeded_lrs', 'predict_rung', 'predict_target', 'moved_config', 'predict_moved', 'rung_lrs', 'run_ladder']
 
-# %% ../nbs/07h_rungs.ipynb #54bfd3f7
+# %% ../nbs/07h_rungs.ipynb #4df49338
 def seeded_lrs(lrs: list, # the ladder's grid
                keep: tuple, # (lo, hi): grid LRs every rung runs
                edges: list, # per arm (lo, hi) where its failure edge is expected; hi = inf: no LR failed yet above lo
@@ -34,16 +34,15 @@ def seeded_lrs(lrs: list, # the ladder's grid
         out |= {x for x in lrs if a / tol <= x <= b * tol}
     return sorted(out)
 
-
-# %% ../nbs/07h_rungs.ipynb #f73c5333
+# %% ../nbs/07h_rungs.ipynb #4eb41aa8
 def _below(ld, r, runs_dir):
+    "The rungs below `r` on its axis and their results; refused until every one is complete (a prediction reads them all)."
     below = [b for b in ld.rungs(r.axis) if b.index < r.index]
     if not all(rung_complete(ld, b, runs_dir) for b in below):
         raise LadderError(f"rung {r.id}: the rungs below it ({', '.join(b.id for b in below)}) must be complete before it is predicted")
     return below, [rung_table(ld, b, runs_dir) for b in below]
 
-
-# %% ../nbs/07h_rungs.ipynb #946085af
+# %% ../nbs/07h_rungs.ipynb #5e20ad4c
 def _differs(ld: Ladder, axis: str, cfg, r: Rung) -> dict:
     "The fields in which `cfg` differs from rung `r` besides the axis and the bookkeeping: what a prediction carries over untested."
     shapes = [rung_shape(b.config.to_dict()) for b in ld.rungs(axis)]
@@ -56,16 +55,20 @@ def _differs(ld: Ladder, axis: str, cfg, r: Rung) -> dict:
     if not math.isclose(fa, fb, rel_tol=1e-3): out['warmup_fraction'] = [round(fa, 4), round(fb, 4)]
     return out
 
+# %% ../nbs/07h_rungs.ipynb #57a87789
+def _predictable(ld: Ladder, r: Rung, runs_dir):
+    "Refuse to predict rung `r` now: one of the first two of its axis (nothing to fit), or one with cells already (the prediction would come after them)."
+    if r.index < 2: raise LadderError(f"rung {r.id} is rung {r.index} of its axis: only rungs above the first two are predicted")
+    if has_cells(ld, r, runs_dir): raise LadderError(f"rung {r.id} has cells already: a prediction made now would not be made before it ran")
 
-# %% ../nbs/07h_rungs.ipynb #b1505016
+# %% ../nbs/07h_rungs.ipynb #5b801e04
 def predict_rung(ld: Ladder, r: Rung, runs_dir='runs', n_boot: int = 1000,
                  below=None, # `_below(ld, r, runs_dir)` when the caller has read it already
                 ) -> dict:
     "The prediction for rung `r` from the rungs below it: read back when on file, else made now and written."
     p = prediction_path(ld, r, runs_dir)
     if (pred := read_prediction(p, ld.arms, name=r.id, x=r.x)) is not None: return pred
-    if r.index < 2: raise LadderError(f"rung {r.id} is rung {r.index} of its axis: only rungs above the first two are predicted")
-    if has_cells(ld, r, runs_dir): raise LadderError(f"rung {r.id} has cells already: a prediction made now would not be made before it ran")
+    _predictable(ld, r, runs_dir)
     from qknorm_nb.forecast import prediction_file
     below, tables = below or _below(ld, r, runs_dir)
     target = dict(name=r.id, x=r.x, x_name=ld.scales[r.axis]['x'], differs_from_rungs=_differs(ld, r.axis, r.config, below[-1]))
@@ -75,8 +78,14 @@ def predict_rung(ld: Ladder, r: Rung, runs_dir='runs', n_boot: int = 1000,
     write_json(p, pred)
     return pred
 
+# %% ../nbs/07h_rungs.ipynb #82a4ff1b
+def _target_of(ld: Ladder, rungs: list) -> dict:
+    "The full-scale run as a prediction's target: its name, scale, preset and fields, and what it changes on top of the top rung of its axis."
+    t = ld.target
+    return dict(name=t['name'], x=t['x'], x_name=ld.scales[t['scale']]['x'], preset=t['preset'], fixed=t['fixed'],
+                differs_from_rungs=_differs(ld, t['scale'], t['config'], rungs[-1]))
 
-# %% ../nbs/07h_rungs.ipynb #645dccdc
+# %% ../nbs/07h_rungs.ipynb #1401b676
 def predict_target(ld: Ladder, runs_dir='runs', n_boot: int = 1000) -> dict|None:
     "The full-scale prediction from every rung of the target's axis (once they are complete): read back or made and written."
     if ld.target is None: return None
@@ -85,21 +94,18 @@ def predict_target(ld: Ladder, runs_dir='runs', n_boot: int = 1000) -> dict|None
     rungs = ld.rungs(ld.target['scale'])
     if not all(rung_complete(ld, b, runs_dir) for b in rungs): return None
     from qknorm_nb.forecast import prediction_file
-    t = ld.target
-    target = dict(name=t['name'], x=t['x'], x_name=ld.scales[t['scale']]['x'], preset=t['preset'], fixed=t['fixed'],
-                  differs_from_rungs=_differs(ld, t['scale'], t['config'], rungs[-1]))
-    pred = prediction_file(target, [b.x for b in rungs], [rung_table(ld, b, runs_dir) for b in rungs], t['x'],
+    pred = prediction_file(_target_of(ld, rungs), [b.x for b in rungs], [rung_table(ld, b, runs_dir) for b in rungs], ld.target['x'],
                            arms=tuple(ld.arms), n_boot=n_boot, basis_names=[b.id for b in rungs])
     write_json(p, pred)
     return pred
 
-
-# %% ../nbs/07h_rungs.ipynb #6dcc4f64
+# %% ../nbs/07h_rungs.ipynb #548cfee4
 def _along(ld: Ladder, axis: str) -> set:
     "The fields the rungs of `axis` vary (the axis itself)."
     shapes = [rung_shape(b.config.to_dict()) for b in ld.rungs(axis)]
     return {k for k in shapes[0] if any(s.get(k) != shapes[0][k] for s in shapes)}
 
+# %% ../nbs/07h_rungs.ipynb #671cf308
 def moved_config(base: tuple, start: tuple, end: tuple) -> tuple[str|None, dict, dict]:
     "(preset, fixed, base_vs_start) of `base`'s shape at `end`'s place; each argument is (Ladder, rung id)."
     (lb, B), (ls, S), (le, E) = [(l, l.rung(r)) for l, r in (base, start, end)]
@@ -109,8 +115,13 @@ def moved_config(base: tuple, start: tuple, end: tuple) -> tuple[str|None, dict,
     base_vs_start = {k: [b[k], s.get(k)] for k in sorted(b) if b[k] != s.get(k) and k in along and k not in BOOKKEEPING}
     return le.scales[E.axis]['preset'], dict(le.scales[E.axis]['fixed']) | E.settings | shape, base_vs_start
 
+# %% ../nbs/07h_rungs.ipynb #d1a00a6c
+def _shape_diff(a, b) -> dict:
+    "{field: [a's, b's]} for every field of the rung shape, bookkeeping aside, in which run configs `a` and `b` differ."
+    a, b = rung_shape(a.to_dict()), rung_shape(b.to_dict())
+    return {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if k not in BOOKKEEPING and a.get(k) != b.get(k)}
 
-# %% ../nbs/07h_rungs.ipynb #cc55de4e
+# %% ../nbs/07h_rungs.ipynb #fa642607
 def _moved_target(name: str, preset, fixed: dict, # the moved config: `moved_config`'s preset and fields
                   le: Ladder, axis: str, # the end rung's ladder and axis (the scale measure)
                   target: dict|None = None, # another run to predict instead (name, preset, fixed, x, x_name)
@@ -120,12 +131,23 @@ def _moved_target(name: str, preset, fixed: dict, # the moved config: `moved_con
     t = dict(name=name, x=rung_x(moved, le.scales[axis]['x']), x_name=le.scales[axis]['x'], preset=preset, fixed=fixed)
     if target is None: return t
     tc = make_config(target['preset'], **(target.get('fixed') or {}))
-    a, b = rung_shape(moved.to_dict()), rung_shape(tc.to_dict())
-    diff = {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if k not in BOOKKEEPING and a.get(k) != b.get(k)}
     return dict(target, x=float(target.get('x', rung_x(tc, le.scales[axis]['x']))), x_name=target.get('x_name', t['x_name']),
-                differs_from_rungs=diff, moved=t)
+                differs_from_rungs=_shape_diff(moved, tc), moved=t)
 
-# %% ../nbs/07h_rungs.ipynb #57e80e18
+# %% ../nbs/07h_rungs.ipynb #3c6daf63
+def _not_after_check(p: Path, tname: str):
+    "Refuse to make the prediction `p` of `tname` now when its check ran already (`check.check_name`'s folders beside it): it would come after its cells."
+    ran = sorted(p.parent.glob(f"{glob.escape(str(tname))}-check-*/study.json"))  # `check.check_name`'s folders
+    if ran: raise LadderError(f"{p} is missing, but {ran[0].parent} holds the check of {tname}: a prediction made now would come "
+                              f"after its cells; restore the file (git checkout -- {p})")
+
+# %% ../nbs/07h_rungs.ipynb #ea5cece0
+def _all_complete(rungs, runs_dir):
+    "Refuse to move a shape until each of its rungs ((Ladder, rung id) each) is complete."
+    for l, r in rungs:
+        if not rung_complete(l, l.rung(r), runs_dir): raise LadderError(f"rung {r} of ladder {l.name} must be complete before a prediction moves it")
+
+# %% ../nbs/07h_rungs.ipynb #77b7cb64
 def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) each: as in `forecast.transfer`
                   path,                     # the prediction file to write (read back when it exists)
                   name: str,                # the target's name (the check's study is named after it)
@@ -139,11 +161,8 @@ def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) eac
     "The prediction for `base`'s shape at `end`'s place on `end`'s axis, from three complete rungs: read back when on file, else made and written."
     p, tname = Path(path), (target or {}).get('name', name)
     if (pred := read_prediction(p, end[0].arms, name=tname)) is not None: return pred
-    ran = sorted(p.parent.glob(f"{glob.escape(str(tname))}-check-*/study.json"))  # `check.check_name`'s folders
-    if ran: raise LadderError(f"{p} is missing, but {ran[0].parent} holds the check of {tname}: a prediction made now would come "
-                              f"after its cells; restore the file (git checkout -- {p})")
-    for l, r in (base, start, end):
-        if not rung_complete(l, l.rung(r), runs_dir): raise LadderError(f"rung {r} of ladder {l.name} must be complete before a prediction moves it")
+    _not_after_check(p, tname)
+    _all_complete((base, start, end), runs_dir)
     from qknorm_nb.forecast import transfer_file
     preset, fixed, bvs = moved_config(base, start, end)
     le = end[0]
@@ -155,38 +174,42 @@ def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) eac
     write_json(p, pred)
     return pred
 
-
-# %% ../nbs/07h_rungs.ipynb #09e33b0f
+# %% ../nbs/07h_rungs.ipynb #33b2c54c
 def _edges_from_table(df, arms) -> list:
+    "Per arm of `arms` in a rung's results `df`, (lo, hi) of its failure bracket; hi = inf when no LR failed (censored above)."
     from qknorm_nb.scaling import rung_measures
     m = rung_measures(df, on=[a for a in arms if a != 'none']).set_index('qk_norm')
     return [(m.loc[a, 'failure_lo'], m.loc[a, 'failure_hi'] if m.loc[a, 'failure_censored'] != 'above' else math.inf)
             for a in arms if a in m.index]
 
+# %% ../nbs/07h_rungs.ipynb #3b0df2c7
 def _edges_from_prediction(pred, fallback) -> list:
+    "Each arm's predicted failure-LR interval; when an arm has none, the brackets below (`fallback`) join them."
     q = (pred.get('quantities') or {}).get('failure_lr') or {}
     out = [(v['lo'], v['hi']) for v in q.values() if v.get('lo') is not None and v.get('hi') is not None]
     return out if len(out) == len(q) and out else out + fallback
 
+# %% ../nbs/07h_rungs.ipynb #f1a18189
+def _lrs_of(ld: Ladder, r: Rung, runs_dir) -> list:
+    "Every LR the rung `r.lrs_of` ran, its refinement's included (the two compare LR for LR); refused until that rung is complete."
+    ref = ld.rung(r.lrs_of)
+    if not rung_complete(ld, ref, runs_dir): raise LadderError(f"rung {r.id} runs on the LRs of {ref.id}, which must be complete first")
+    return sorted({cfg['lr'] for cfg in (load_json(ladder_dir(ld, runs_dir)/ref.id/'study.json') or {})['cells'].values()})
 
-# %% ../nbs/07h_rungs.ipynb #7faec849
+# %% ../nbs/07h_rungs.ipynb #82a959a6
 def rung_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list:
     "The LR grid of rung `r`: the whole grid for the first rung, else `keep` plus each arm's expected edge (see above); once started, the grid it started on."
     # The seeded grid is recomputed from the rungs below, so a change in how they are measured would move it; a started
     # rung keeps the cells it declared (dropping some would leave them declared, never run, and the rung never complete).
     if (lrs := started_lrs(ld, r, runs_dir)) is not None: return lrs
-    if r.lrs_of is not None:  # every LR the other rung ran, refinement's included: the two compare LR for LR
-        ref = ld.rung(r.lrs_of)
-        if not rung_complete(ld, ref, runs_dir): raise LadderError(f"rung {r.id} runs on the LRs of {ref.id}, which must be complete first")
-        return sorted({cfg['lr'] for cfg in (load_json(ladder_dir(ld, runs_dir)/ref.id/'study.json') or {})['cells'].values()})
+    if r.lrs_of is not None: return _lrs_of(ld, r, runs_dir)
     if r.index == 0: return list(ld.lrs)
     below, tables = _below(ld, r, runs_dir)
     edges = _edges_from_table(tables[-1], ld.arms)
     if r.index >= 2: edges = _edges_from_prediction(predict_rung(ld, r, runs_dir, below=(below, tables)), edges)
     return seeded_lrs(ld.lrs, ld.keep, edges)
 
-
-# %% ../nbs/07h_rungs.ipynb #203af68c
+# %% ../nbs/07h_rungs.ipynb #27845a5a
 def _stopped(ld: Ladder, r: Rung, runs_dir) -> str|None:
     "Why rung `r` cannot run although the rungs below are complete: the one below diverged at every LR (nothing to seed or predict from); else None."
     b = next((b for b in ld.rungs(r.axis) if b.index == r.index - 1), None)
@@ -195,9 +218,9 @@ def _stopped(ld: Ladder, r: Rung, runs_dir) -> str|None:
     if df is not None and (df['status'] == 'diverged').all():
         return f"not run: every cell of {b.id} diverged (LRs {min(df['lr']):.3g} to {max(df['lr']):.3g}), so no failure edge to seed a grid from or predict with: the axis stops here (a ladder with lower `lrs` finds the edge)"
 
-
-# %% ../nbs/07h_rungs.ipynb #d7f05531
+# %% ../nbs/07h_rungs.ipynb #bf548585
 def _write_ladder_json(ld: Ladder, runs_dir, grids: dict):
+    "Write the ladder's record, ladder.json: its spec, every rung with its settings, and each rung's grid (one not chosen yet keeps the grid on record)."
     d = ladder_dir(ld, runs_dir)
     old = load_json(d/'ladder.json') or {}
     grids = (old.get('grids') or {}) | {k: v for k, v in grids.items() if v is not None}
@@ -208,27 +231,42 @@ def _write_ladder_json(ld: Ladder, runs_dir, grids: dict):
                 target={k: v for k, v in (ld.target or {}).items() if k != 'config'} or None, rungs=rungs, grids=grids)
     write_json(d/'ladder.json', spec)
 
-
-# %% ../nbs/07h_rungs.ipynb #d2d3cc92
-def _climb(ld: Ladder, axis: str, runs_dir, only, sweep_kw: dict) -> dict:
-    "Run the rungs of `axis` in order (those in `only`, when given) until one does not complete or cannot run; each rung's state."
+# %% ../nbs/07h_rungs.ipynb #f94b5849
+def _run_rung(ld: Ladder, r: Rung, runs_dir, sweep_kw: dict) -> str:
+    "Run rung `r` as a study on its grid (its prediction made first, above the first two) with refinement; 'complete' or 'incomplete'."
     from qknorm_nb.sweep import run_study, preflight
     from qknorm_nb.study import load_study
+    lrs = rung_lrs(ld, r, runs_dir)
+    st = load_study(rung_spec(ld, r, lrs))  # checked once, then swept
+    preflight(st, *(sweep_kw.get(k) for k in ('executor', 'log_to', 'notebook')))  # before the record
+    _write_ladder_json(ld, runs_dir, {r.id: lrs})
+    run_study(st, runs_dir=ladder_dir(ld, runs_dir), **sweep_kw)
+    return 'complete' if rung_complete(ld, r, runs_dir) else 'incomplete'
+
+# %% ../nbs/07h_rungs.ipynb #99d6cbd7
+def _climb(ld: Ladder, axis: str, runs_dir, only, sweep_kw: dict) -> dict:
+    "Run the rungs of `axis` in order (those in `only`, when given) until one does not complete or cannot run; each rung's state."
     states = {}
     for r in ld.rungs(axis):
         if only is not None and r.id not in only: states[r.id] = 'skipped'; continue
         if r.source is not None: states[r.id] = f'from {r.source}: {len(source_table(ld, r, runs_dir))} cells'; continue
         if (why := _stopped(ld, r, runs_dir)): states[r.id] = why; break
-        lrs = rung_lrs(ld, r, runs_dir)
-        st = load_study(rung_spec(ld, r, lrs))  # checked once, then swept
-        preflight(st, *(sweep_kw.get(k) for k in ('executor', 'log_to', 'notebook')))  # before the record
-        _write_ladder_json(ld, runs_dir, {r.id: lrs})
-        run_study(st, runs_dir=ladder_dir(ld, runs_dir), **sweep_kw)
-        states[r.id] = 'complete' if rung_complete(ld, r, runs_dir) else 'incomplete'
+        states[r.id] = _run_rung(ld, r, runs_dir, sweep_kw)
         if states[r.id] != 'complete': break  # the rungs above need this one's cells: the axis stops here
     return states
 
-# %% ../nbs/07h_rungs.ipynb #9fb6ed69
+# %% ../nbs/07h_rungs.ipynb #e620066b
+def _refuse_to_run(ld: Ladder, runs_dir, only):
+    "Before anything is written: refuse a rung id the ladder lacks, a folder that holds a study, a rung that disagrees with its record (`check_rung`)."
+    if only is not None:
+        for rid in only: ld.rung(rid)  # unknown ids fail before anything runs
+    d = ladder_dir(ld, runs_dir)
+    if (d/'study.json').exists():
+        raise LadderError(f"{d} is the folder of the study {ld.name!r} (it holds study.json): give the ladder another name")
+    for r in ld.rungs():  # every rung to run agrees with its record, before anything is written
+        if only is None or r.id in only: check_rung(ld, r, runs_dir)
+
+# %% ../nbs/07h_rungs.ipynb #d0c424a5
 def run_ladder(ladder, # a Ladder or a ladder file
                runs_dir='runs', # the ladder's folder is runs_dir/<name>; `from:` rungs are read from runs_dir/<from>
                only=None, # rung ids to run (the rungs below them must be complete); None: every rung
@@ -237,17 +275,10 @@ def run_ladder(ladder, # a Ladder or a ladder file
               ) -> dict:
     "Run (or resume) the ladder rung by rung, predicting each rung above the first two before it runs; return each rung's state."
     ld = ladder if isinstance(ladder, Ladder) else load_ladder(ladder)
-    if only is not None:
-        for rid in only: ld.rung(rid)  # unknown ids fail before anything runs
-    d = ladder_dir(ld, runs_dir)
-    if (d/'study.json').exists():
-        raise LadderError(f"{d} is the folder of the study {ld.name!r} (it holds study.json): give the ladder another name")
-    for r in ld.rungs():  # every rung to run agrees with its record, before anything is written
-        if only is None or r.id in only: check_rung(ld, r, runs_dir)
-    d.mkdir(parents=True, exist_ok=True)
+    _refuse_to_run(ld, runs_dir, only)
+    ladder_dir(ld, runs_dir).mkdir(parents=True, exist_ok=True)
     states = {}
     for axis in ld.scales: states |= _climb(ld, axis, runs_dir, only, sweep_kw)
     if ld.target is not None and (only is None or ld.target['scale'] in {ld.rung(x).axis for x in only}):
         states['target'] = 'predicted' if predict_target(ld, runs_dir, n_boot) else 'not yet: its axis is incomplete'
     return states
-
