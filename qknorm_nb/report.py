@@ -16,13 +16,14 @@ from .kernels import execute_notebook, find_notebook
 __all__ = ['STUDY_PAGES', 'LADDER_PAGES', 'ReportError', 'ReportWarning', 'notebook_warnings', 'page_for', 'check_ladder_record',
            'mixed_code', 'report']
 
-# %% ../nbs/07g_report.ipynb #96a2d9ae
+# %% ../nbs/07g_report.ipynb #a889144f
 class ReportError(RuntimeError):
     "The analysis notebook raised; the message names its error and where the executed notebook is."
 
 class ReportWarning(UserWarning):
     "A warning the analysis notebook raised, e.g. that a study mixes code versions."
 
+# %% ../nbs/07g_report.ipynb #6deef9f4
 def notebook_warnings(path) -> list[str]:
     "The messages of the `UserWarning`s an executed notebook printed in its outputs."
     import nbformat
@@ -31,10 +32,9 @@ def notebook_warnings(path) -> list[str]:
                   if o.get('output_type') == 'stream' and o.get('name') == 'stderr')
     return re.findall(r'^\S.*?:\d+: UserWarning: (.*)$', err, flags=re.M)
 
-# %% ../nbs/07g_report.ipynb #d30a61f5
-def _ladder_page(folder: Path, # a ladder folder (it holds ladder.json), resolved
-                 notebook=None) -> tuple[Path, dict]:
-    "The ladder's page (its own by name, `LADDER_PAGES`, else the scale page) and its parameters: the ladder file `ladder.json` names (looked for in the checkout above runs/), the runs and checks folders."
+# %% ../nbs/07g_report.ipynb #214c6206
+def _ladder_file(folder: Path) -> Path:
+    "The ladder file a ladder folder's ladder.json names (`source`): as given, or in the checkout above runs/; refused, saying where it looked."
     try: spec = read_json(folder/'ladder.json')
     except FileError as e: raise SweepError(f"{e}: the ladder's record cannot be read; run `qknorm ladder` on its file to write it again") from None
     src = (spec if isinstance(spec, dict) else {}).get('source') or ''
@@ -42,29 +42,41 @@ def _ladder_page(folder: Path, # a ladder folder (it holds ladder.json), resolve
     f = next((c for c in (Path(src), root/src) if src and c.is_file()), None)
     if f is None: raise SweepError(f"{folder}/ladder.json: source={src!r} is not a ladder file here "
                                    f"(looked in {root} and the working directory): the scale page needs the ladder file the rungs ran from")
+    return f
+
+# %% ../nbs/07g_report.ipynb #52b9b68d
+def _natural_params(root: Path) -> dict:
+    "What the natural-text page reads besides its ladder: the builtin length ladder and the rules, from the checkout `root`'s studies/."
+    s = root/'studies'
+    return dict(builtin_file=str((s/'ladders'/'length.yaml').resolve()), rule_file=str((s/'rules'/'analysis.yaml').resolve()),
+                mech_rule_file=str((s/'rules'/'mechanism.yaml').resolve()), gains_rule_file=str((s/'rules'/'mechanism-gains.yaml').resolve()))
+
+# %% ../nbs/07g_report.ipynb #689c80fb
+def _ladder_page(folder: Path, # a ladder folder (it holds ladder.json), resolved
+                 notebook=None) -> tuple[Path, dict]:
+    "The ladder's page (its own by name, `LADDER_PAGES`, else the scale page) and its parameters: the ladder file `ladder.json` names (looked for in the checkout above runs/), the runs and checks folders."
+    f, root = _ladder_file(folder), folder.parent.parent
     name = (read_yaml(f) or {}).get('name') if isinstance(read_yaml(f), dict) else None
     params = dict(ladder_file=str(f.resolve()), runs_dir=str(folder.parent))
     page = None if notebook else LADDER_PAGES.get(name)
-    if page == '25_natural.ipynb':  # the natural-text page also reads the builtin length ladder and the rules beside the ladder file
-        s = root/'studies'
-        return find_notebook(None, page), params | dict(builtin_file=str((s/'ladders'/'length.yaml').resolve()), rule_file=str((s/'rules'/'analysis.yaml').resolve()),
-                                                        mech_rule_file=str((s/'rules'/'mechanism.yaml').resolve()), gains_rule_file=str((s/'rules'/'mechanism-gains.yaml').resolve()))
+    if page == '25_natural.ipynb': return find_notebook(None, page), params | _natural_params(root)  # it also reads the builtin ladder and the rules
     if page: return find_notebook(None, page), params
     return find_notebook(notebook, '22_scale.ipynb'), params | dict(checks_dir=str(root/'bench'/'checks'))
 
-
-# %% ../nbs/07g_report.ipynb #7795ab68
+# %% ../nbs/07g_report.ipynb #13cca207
 def _study_name(folder: Path) -> str|None:
     "The `name` the folder's study.json records (None when it records none, or is not a mapping)."
     s = read_json(folder/'study.json')
     return s.get('name') if isinstance(s, dict) else None
 
+# %% ../nbs/07g_report.ipynb #8c034ad3
 def _depth_page(folder, name, root):
     "A confirmatory study with its own rule, studies/rules/<name>.yaml, that names it and states a hypothesis: the depth page."
     rule = root/'studies'/'rules'/f'{name}.yaml'
     r = read_yaml(rule) if rule.is_file() else None
     if isinstance(r, dict) and r.get('study') == name and 'hypothesis' in r: return '23_depth.ipynb', dict(study_dir=str(folder), rule_file=str(rule.resolve()))
 
+# %% ../nbs/07g_report.ipynb #cc5f16a6
 def _cliff_page(folder, name, root):
     "The study the analysis rule's `cliff` section names: the cliff page, beside the rung it extends."
     rule = root/'studies'/'rules'/'analysis.yaml'
@@ -73,9 +85,11 @@ def _cliff_page(folder, name, root):
     if isinstance(cliff, dict) and cliff.get('study') == name:
         return '26_cliff.ipynb', dict(study_dir=str(folder), base_dir=str(root/'runs'/'length-tinystories'/'steps-s6100'), rule_file=str(rule.resolve()))
 
+# %% ../nbs/07g_report.ipynb #432f121c
 STUDY_PAGES = (_depth_page, _cliff_page)  # a study's own page, first match wins; none: the study page, 20_analysis
 LADDER_PAGES = {'length': '24_length.ipynb', 'length-tinystories': '25_natural.ipynb'}  # by the ladder's name; others: 22_scale
 
+# %% ../nbs/07g_report.ipynb #e37f6b57
 def page_for(folder: Path, # a study folder or a ladder folder, resolved
              notebook=None, # the notebook to execute; None: the repository's page for that folder
             ) -> tuple[Path, dict]:
@@ -90,8 +104,7 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
     raise SweepError(f"{folder} is not a study folder: it has no study.json (run `qknorm sweep` first), "
                      "nor a ladder folder's ladder.json (`qknorm ladder`)")
 
-
-# %% ../nbs/07g_report.ipynb #81e6bd6a
+# %% ../nbs/07g_report.ipynb #dad35a91
 def check_ladder_record(ladder_file, runs_dir) -> list[dict]:
     "Refuse (one line) a ladder whose record the scale page would stop on: cells run with other fields than the file's, a damaged prediction; else its plan."
     from qknorm_nb.ladder import LadderError, load_ladder, plan_ladder
@@ -101,7 +114,7 @@ def check_ladder_record(ladder_file, runs_dir) -> list[dict]:
             raise LadderError(f"{r['rung']}: its prediction is damaged ({r['prediction'][len('DAMAGED: '):]}): restore it from git; no page was made")
     return rows
 
-# %% ../nbs/07g_report.ipynb #f7450bb2
+# %% ../nbs/07g_report.ipynb #9193bf32
 def mixed_code(study_dir) -> str:
     "'' when every ended cell of the study folder was made by one package version and commit, else a sentence naming them."
     summ = [s for p in sorted(Path(study_dir).glob('*/summary.json')) if isinstance(s := load_json(p), dict)]  # a damaged one: the page names it
@@ -110,29 +123,43 @@ def mixed_code(study_dir) -> str:
     if len(versions) <= 1 and len(commits) <= 1: return ''
     return f"this study mixes code versions {versions} / commits {commits}: results may not be comparable"
 
+# %% ../nbs/07g_report.ipynb #34942ff7
+def _read_first(study_dir: Path, params: dict) -> dict:
+    "Every input read before anything is written: a ladder's record (`check_ladder_record`), or a study's table (a folder it refuses stops here); the folders the table leaves out."
+    if 'ladder_file' in params:
+        check_ladder_record(params['ladder_file'], params['runs_dir'])
+        return {}
+    from qknorm_nb.sweep import collect_results  # a cell that is not what its id names is refused by the table
+    return collect_results(study_dir).attrs.get('left_out') or {}
 
-# %% ../nbs/07g_report.ipynb #a53064a3
+# %% ../nbs/07g_report.ipynb #80a37810
+def _say_warnings(study_dir: Path, out: Path, left_out: dict):
+    "Raise again, as `ReportWarning`s where the command was typed, what the executed page `out` warned, mixed code versions, and the folders its table left out."
+    for w in notebook_warnings(out): warnings.warn(f"{study_dir.name}: {w}", ReportWarning)
+    if (mixed := mixed_code(study_dir)): warnings.warn(f"{study_dir.name}: {mixed}", ReportWarning)  # the page says it in words
+    for p, why in left_out.items(): warnings.warn(f"{study_dir.name}: left out {p}: {why}", ReportWarning)
+
+# %% ../nbs/07g_report.ipynb #453b2db9
+def _render(out: Path) -> str:
+    "The executed page `out` as one self-contained HTML file: code and prompts hidden, images embedded."
+    from nbconvert import HTMLExporter
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True, embed_images=True)
+    html, _ = exporter.from_filename(str(out))
+    return html
+
+# %% ../nbs/07g_report.ipynb #2e1fee77
 def report(study_dir, # a study folder, runs/<study>, or a ladder folder, runs/<ladder>
            notebook=None, # the notebook to execute; None: the repository's nbs/20_analysis.ipynb (a ladder: nbs/22_scale.ipynb)
           ) -> Path:
     "Execute the analysis notebook on `study_dir` and write `study_dir/report.html` (code hidden, images embedded)."
     study_dir = Path(study_dir).expanduser().resolve()
     nb, params = page_for(study_dir, notebook)
-    if 'ladder_file' in params: check_ladder_record(params['ladder_file'], params['runs_dir'])  # every input read before anything is written
-    else:  # a study: its table read first too, so a folder the table refuses (a cell that is not what its id names) stops it here
-        from qknorm_nb.sweep import collect_results
-        left_out = collect_results(study_dir).attrs.get('left_out') or {}
+    left_out = _read_first(study_dir, params)
     import papermill as pm
-    from nbconvert import HTMLExporter
     out = study_dir/'analysis.ipynb'
     try: execute_notebook(nb, out, params, log=study_dir/'analysis.log')
     except pm.PapermillExecutionError as e: raise ReportError(f"the analysis notebook failed: {e.ename}: {e.evalue} (see {out})") from None
-    for w in notebook_warnings(out): warnings.warn(f"{study_dir.name}: {w}", ReportWarning)
-    if (mixed := mixed_code(study_dir)): warnings.warn(f"{study_dir.name}: {mixed}", ReportWarning)  # the page says it in words
-    if 'ladder_file' not in params:  # a study: the folders its page left out are named where the command was typed, too
-        for p, why in left_out.items(): warnings.warn(f"{study_dir.name}: left out {p}: {why}", ReportWarning)
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True, embed_images=True)
-    html, _ = exporter.from_filename(str(out))
+    _say_warnings(study_dir, out, left_out)
     p = study_dir/'report.html'
-    atomic_write(p, html)
+    atomic_write(p, _render(out))
     return p
