@@ -25,7 +25,7 @@ from .locks import STALE_AFTER, lock_holder, live_sweeps
 __all__ = ['PROGRESS_EVERY', 'cell_progress', 'Progress', 'cell_size', 'ladder_hint', 'study_progress', 'progress_report',
            'progress_lines', 'coverage', 'ended_groups']
 
-# %% ../nbs/07d_progress.ipynb #1ff06570
+# %% ../nbs/07d_progress.ipynb #cf8660d7
 def _tail_rows(path, nbytes: int = 1 << 16) -> list[dict]:
     "The JSON rows in the last `nbytes` of a JSON-lines file (a torn first or last line is skipped)."
     try:
@@ -41,11 +41,12 @@ def _tail_rows(path, nbytes: int = 1 << 16) -> list[dict]:
         if isinstance(r, dict) and 'step' in r: rows.append(r)
     return rows
 
-
-# %% ../nbs/07d_progress.ipynb #89f556b0
+# %% ../nbs/07d_progress.ipynb #ad0b2b8d
 def _last(rows, key):
+    "The latest value of `key` in `rows` (a loss is not logged at every step); None when no row has one."
     return next((r[key] for r in reversed(rows) if r.get(key) is not None), None)
 
+# %% ../nbs/07d_progress.ipynb #d540e01d
 def cell_progress(cell_dir) -> dict|None:
     "A cell's latest step, train and val loss, and when they were written: from progress.json if there is one, else metrics.jsonl."
     d = Path(cell_dir)
@@ -59,14 +60,14 @@ def cell_progress(cell_dir) -> dict|None:
                     updated=updated, source=name)
     return None
 
-# %% ../nbs/07d_progress.ipynb #48e4cede
+# %% ../nbs/07d_progress.ipynb #474fd5fe
 def _duration(s: float) -> str:
+    "A duration as a reader takes it in at a glance: seconds, minutes or hours."
     if s < 120: return f"{s:.0f} s"
     if s < 120 * 60: return f"{s / 60:.0f} min"
     return f"{s / 3600:.1f} h"
 
-
-# %% ../nbs/07d_progress.ipynb #6cc97401
+# %% ../nbs/07d_progress.ipynb #60bc9919
 @dataclass
 class Progress:
     "Where a study stands, read from its folder: each cell's state, the running cells' holder and latest step, and an ETA."
@@ -82,14 +83,19 @@ class Progress:
     @property
     def scaled(self) -> bool: return len(set(self.sizes.values())) > 1  # cells of several sizes: times are scaled by size
 
+# %% ../nbs/07d_progress.ipynb #b19e0abf
+@patch
+def _pace(self: Progress) -> tuple[float, list]:
+    "(seconds per unit of size: the median over the ended cells, the ended cells' sizes); sizes of 1 when they are not all known."
+    sizes = self.done_sizes if len(self.done_sizes) == len(self.walls) else [1.0] * len(self.walls)
+    return statistics.median(w / z for w, z in zip(self.walls, sizes)), sizes
 
-# %% ../nbs/07d_progress.ipynb #384d2799
+# %% ../nbs/07d_progress.ipynb #1f4d7aba
 @patch
 def eta(self: Progress) -> float|None:
     "Seconds until every cell has ended at the pace so far (per unit of size), or None (nothing has ended yet, or nothing runs)."
     if not self.walls or not self.running: return None
-    sizes = self.done_sizes if len(self.done_sizes) == len(self.walls) else [1.0] * len(self.walls)
-    rate = statistics.median(w / z for w, z in zip(self.walls, sizes))  # seconds per unit of size
+    rate, sizes = self._pace()  # seconds per unit of size
     size = lambda cid: self.sizes.get(cid, statistics.median(sizes))
     left = sum(rate * size(c) for c, s in self.states.items() if s == 'pending')
     for c, r in self.running.items():
@@ -97,13 +103,13 @@ def eta(self: Progress) -> float|None:
         left += rate * size(c) * (1 - done)
     return left / len(self.running)
 
-
-# %% ../nbs/07d_progress.ipynb #77d017b1
+# %% ../nbs/07d_progress.ipynb #3b322ff6
 def _when(iso) -> float|None:
     "A lock's `started` time (ISO 8601) as a Unix time; None if it is not one."
     try: return datetime.fromisoformat(str(iso)).timestamp()
     except ValueError: return None
 
+# %% ../nbs/07d_progress.ipynb #62ed13ca
 @patch
 def left(self: Progress, cid: str) -> float|None:
     "Seconds until running cell `cid` ends (see above); None before its first logged step."
@@ -112,13 +118,12 @@ def left(self: Progress, cid: str) -> float|None:
     if not step or not total: return None
     done = min(1.0, step / total)
     if self.walls:
-        sizes = self.done_sizes if len(self.done_sizes) == len(self.walls) else [1.0] * len(self.walls)
-        rate = statistics.median(w / z for w, z in zip(self.walls, sizes))
+        rate, sizes = self._pace()
         return rate * self.sizes.get(cid, statistics.median(sizes)) * (1 - done)
     t0 = _when(r.get('started'))
     return None if t0 is None or not r.get('updated') else max(0.0, r['updated'] - t0) * (1 - done) / done
 
-# %% ../nbs/07d_progress.ipynb #f93c4120
+# %% ../nbs/07d_progress.ipynb #9834776a
 @patch
 def note(self: Progress, cid: str) -> str:
     "What a running cell is doing: who holds it, its latest step and loss, and how old that news is."
@@ -131,8 +136,21 @@ def note(self: Progress, cid: str) -> str:
         s += f"  ({_duration(max(0.0, time.time() - r['updated']))} ago)"
     return s
 
+# %% ../nbs/07d_progress.ipynb #da4d35cc
+@patch
+def _outlook(self: Progress) -> str:
+    "The summary line's end: the ETA and what it rests on; else, with cells to go and none running, whether a sweep is between two cells or none runs."
+    c, eta = self.counts, self.eta()
+    if eta is not None:
+        return (f"; ETA {_duration(eta)} ({c['pending'] + c['running']} cells left, median cell "
+                f"{_duration(statistics.median(self.walls))}{', scaled by each cell' + chr(39) + 's size' if self.scaled else ''}, "
+                f"{len(self.running)} running)")
+    if c['pending'] and not c['running'] and self.sweeps:  # a live sweep between two of its cells
+        w = self.sweeps[0]
+        return f"; a sweep is running it (pid {w.get('pid')} on {w.get('host')}), between two cells"
+    return "; no sweep is running it" if c['pending'] and not c['running'] else ''
 
-# %% ../nbs/07d_progress.ipynb #05c41b84
+# %% ../nbs/07d_progress.ipynb #9fda7a84
 @patch
 def summary(self: Progress) -> str:
     "One line: the counts, and the ETA with what it rests on."
@@ -140,19 +158,9 @@ def summary(self: Progress) -> str:
     s = (f"progress: {c['done']} done, {c['diverged']} diverged, {c['running']} running, {c['failed']} failed, "
          f"{c['pending']} to go")
     if c['damaged']: s += f", {c['damaged']} damaged (a summary no run writes: run the sweep with --repair to run them again)"
-    eta = self.eta()
-    if eta is not None:
-        s += (f"; ETA {_duration(eta)} ({c['pending'] + c['running']} cells left, median cell "
-              f"{_duration(statistics.median(self.walls))}{', scaled by each cell' + chr(39) + 's size' if self.scaled else ''}, "
-              f"{len(self.running)} running)")
-    elif c['pending'] and not c['running'] and self.sweeps:  # a live sweep between two of its cells
-        w = self.sweeps[0]
-        s += f"; a sweep is running it (pid {w.get('pid')} on {w.get('host')}), between two cells"
-    elif c['pending'] and not c['running']: s += "; no sweep is running it"
-    return s
+    return s + self._outlook()
 
-
-# %% ../nbs/07d_progress.ipynb #1e101e69
+# %% ../nbs/07d_progress.ipynb #a5f20823
 @patch
 def brief(self: Progress, cid: str) -> str:
     "One running cell in one line, for a sweep's terminal: its id, latest step and losses, and the time left."
@@ -163,13 +171,12 @@ def brief(self: Progress, cid: str) -> str:
     if r.get('val_loss') is not None: s += f"  val {r['val_loss']:.3f}"
     return s + (f"  ~{_duration(left)} left" if left is not None else '')
 
-# %% ../nbs/07d_progress.ipynb #45aff051
+# %% ../nbs/07d_progress.ipynb #af49a892
 def cell_size(cfg) -> float:
     "A cell's compute in relative units: layers × width² × tokens (the 12·L·d² weights times the tokens they see)."
     return float(cfg.n_layer * cfg.n_embd ** 2 * cfg.max_iters * cfg.tokens_per_step)
 
-
-# %% ../nbs/07d_progress.ipynb #29804782
+# %% ../nbs/07d_progress.ipynb #00d4552e
 def ladder_hint(study, runs_dir='runs') -> str|None:
     "The line that points to `qknorm ladder ... --plan` when `study` names a ladder's folder (a folder, or a name under `runs_dir`, with ladder.json); else None."
     if not isinstance(study, (str, os.PathLike)): return None
@@ -182,6 +189,7 @@ def ladder_hint(study, runs_dir='runs') -> str|None:
                     f"with `qknorm ladder {src} --plan{runs}`")
     return None
 
+# %% ../nbs/07d_progress.ipynb #4829b5e7
 def _load(study, runs_dir):
     "The study `study_progress` reads; a ladder's folder named instead is refused with the command that shows it."
     try: return load_study(study)
@@ -189,7 +197,19 @@ def _load(study, runs_dir):
         if (hint := ladder_hint(study, runs_dir)): raise StudyError(hint) from None
         raise
 
-# %% ../nbs/07d_progress.ipynb #15d8b9f3
+# %% ../nbs/07d_progress.ipynb #0eb37c92
+def _ended_cell(d: Path, cid: str, status: str) -> float|None:
+    "The wall time an ended cell adds to the pace: a complete cell's finite `wall_time`; None for a failed or damaged cell, or one without."
+    s = read_summary(d/cid) or {}
+    return float(s['wall_time']) if status in COMPLETE and is_num(s.get('wall_time')) and math.isfinite(s['wall_time']) else None
+
+# %% ../nbs/07d_progress.ipynb #ea125e87
+def _running_cell(d: Path, c, held: dict) -> dict:
+    "What a running cell shows: its lock's holder, its steps (its config.json's, else the study's) and its latest step and losses."
+    cfg = load_json(d/c.id/'config.json') or {}
+    return held | dict(max_iters=cfg.get('max_iters', c.config.max_iters)) | (cell_progress(d/c.id) or {})
+
+# %% ../nbs/07d_progress.ipynb #1efb2d63
 def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
                    runs_dir='runs', # the study's folder is runs_dir/<name>
                    stale_after: float = STALE_AFTER) -> Progress:
@@ -204,25 +224,29 @@ def study_progress(study, # a Study, a spec dict, a YAML path or a preset name
         status = cell_status(d/c.id)  # the sweep's own reading: a summary no run writes ('done' without l0, a string loss) is 'damaged'
         if status in ENDED or status == 'damaged':  # damaged: neither ended nor to go; the sweep skips it until --repair
             states[c.id] = status
-            s = read_summary(d/c.id) or {}
-            if status in COMPLETE and is_num(s.get('wall_time')) and math.isfinite(s['wall_time']):
-                walls.append(float(s['wall_time'])); done_sizes.append(sizes[c.id])
+            if (w := _ended_cell(d, c.id, status)) is not None: walls.append(w); done_sizes.append(sizes[c.id])
             continue
         held = lock_holder(d/c.id, stale_after)
         states[c.id] = 'running' if held else 'pending'
-        if held:
-            cfg = load_json(d/c.id/'config.json') or {}
-            running[c.id] = held | dict(max_iters=cfg.get('max_iters', c.config.max_iters)) | (cell_progress(d/c.id) or {})
+        if held: running[c.id] = _running_cell(d, c, held)
     return Progress(d, states, running, walls, sizes, done_sizes, live_sweeps(d, stale_after))
 
-
-# %% ../nbs/07d_progress.ipynb #097b61a8
+# %% ../nbs/07d_progress.ipynb #ab973479
 PROGRESS_EVERY = 60.0  # seconds between a sweep's progress lines
 
 def progress_report(pr: Progress) -> list[str]:
     "The lines a sweep writes for its running cells: one per cell, then the study's summary; none when nothing runs."
     return [f"  {pr.brief(cid)}" for cid in pr.running] + [pr.summary()] if pr.running else []
 
+# %% ../nbs/07d_progress.ipynb #3e21fdb2
+def _report_every(st, study_dir, write, every: float, stale_after: float, stop: threading.Event):
+    "Until `stop` is set, every `every` seconds `write` the progress lines of a copy of the study; a reading that fails waits for the next tick."
+    while not stop.wait(every):
+        try: lines = progress_report(study_progress(replace(st, cells=list(st.cells)), Path(study_dir).parent, stale_after))
+        except Exception: continue  # a folder caught mid-write: read again at the next tick
+        for l in lines: write(l)
+
+# %% ../nbs/07d_progress.ipynb #8bcc1bb5
 @contextmanager
 def progress_lines(st, # the sweep's Study (read, never changed)
                    study_dir, # its folder, runs_dir/<name>
@@ -231,43 +255,44 @@ def progress_lines(st, # the sweep's Study (read, never changed)
                    stale_after: float = STALE_AFTER):
     "For a `with` block: every `every` seconds, `write` a line per running cell of the study and its summary (what `qknorm cells` shows)."
     every, stop = every or PROGRESS_EVERY, threading.Event()
-    def report():
-        while not stop.wait(every):
-            try: lines = progress_report(study_progress(replace(st, cells=list(st.cells)), Path(study_dir).parent, stale_after))
-            except Exception: continue  # a folder caught mid-write: read again at the next tick
-            for l in lines: write(l)
-    t = threading.Thread(target=report, daemon=True, name='progress-lines')
+    t = threading.Thread(target=_report_every, args=(st, study_dir, write, every, stale_after, stop), daemon=True, name='progress-lines')
     t.start()
     try: yield
     finally: stop.set(); t.join()
 
-# %% ../nbs/07d_progress.ipynb #efe45ba4
+# %% ../nbs/07d_progress.ipynb #18b34096
+def _declared(spec: dict, cols: list) -> pd.DataFrame:
+    "The cells a study declares (its study.json's `cells`: the grid and what refinement added), one row each, with their values of `cols`."
+    return pd.DataFrame([{'cell': c, **{k: v.get(k) for k in cols}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *cols])
+
+# %% ../nbs/07d_progress.ipynb #4ef6976a
+def _left_out(df: pd.DataFrame) -> set:
+    "The ids of the cells whose folders the results table left out (damaged records): they ran, so they are not still to run."
+    return {Path(p).name for p in df.attrs.get('left_out') or {}}
+
+# %% ../nbs/07d_progress.ipynb #c5fd9814
 def coverage(spec: dict,       # the study declaration (study.json), with its `cells`
              df: pd.DataFrame, # the results table (collect_results), any statuses; `attrs['left_out']`: folders it could not use
             ) -> pd.DataFrame:
     "Per curve: cells declared, ended, left out (a damaged folder `collect_results` could not use) and still to run."
     key = curve_key(df)
-    decl = pd.DataFrame([{'cell': c, **{k: v.get(k) for k in key}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *key])
     ended = df.loc[df['status'].isin(ENDED), ['cell', *key]]
-    allc = pd.concat([decl, ended]).drop_duplicates('cell')
-    gone = {Path(p).name for p in df.attrs.get('left_out') or {}}
+    allc = pd.concat([_declared(spec, key), ended]).drop_duplicates('cell')
     out = allc.groupby(key).size().rename('declared').to_frame()
     count = lambda t: t.groupby(key).size().reindex(out.index).fillna(0).astype(int)
-    out['ended'], out['left_out'] = count(ended), count(allc[allc['cell'].isin(gone) & ~allc['cell'].isin(ended['cell'])])
+    out['ended'], out['left_out'] = count(ended), count(allc[allc['cell'].isin(_left_out(df)) & ~allc['cell'].isin(ended['cell'])])
     out['to_run'] = out['declared'] - out['ended'] - out['left_out']
     return out.reset_index()
 
-# %% ../nbs/07d_progress.ipynb #d99dd0cd
+# %% ../nbs/07d_progress.ipynb #a253a7ac
 def ended_groups(spec: dict,        # the study declaration (study.json), with its `cells`
                  df: pd.DataFrame,  # the results table (collect_results), any statuses
                  by=None,           # a group is kept only when all its declared cells have ended (None: each depth's LRs)
                 ) -> pd.DataFrame:
     "The ended rows of `df` whose (`by`) group has no declared cell still to run: a partial study without its half-run LRs."
     by = [*depth_key(df), 'lr'] if by is None else list(by)
-    decl = pd.DataFrame([{'cell': c, **{k: v.get(k) for k in by}} for c, v in (spec.get('cells') or {}).items()], columns=['cell', *by])
-    ended = df[df['status'].isin(ENDED)]
-    gone = {Path(p).name for p in df.attrs.get('left_out') or {}}  # a damaged folder is left out, not still to run
-    todo = decl[~decl['cell'].isin(ended['cell']) & ~decl['cell'].isin(gone)]
+    decl, ended = _declared(spec, by), df[df['status'].isin(ENDED)]
+    todo = decl[~decl['cell'].isin(ended['cell']) & ~decl['cell'].isin(_left_out(df))]  # a damaged folder is left out, not still to run
     same = lambda s: s.astype(float) if pd.to_numeric(s, errors='coerce').notna().all() else s.astype(str)  # a JSON 2 is a CSV's 2.0
     key = lambda t: pd.MultiIndex.from_frame(t[by].apply(same))
     return ended[~key(ended).isin(key(todo))] if len(todo) else ended
