@@ -85,8 +85,27 @@ def _cliff_page(folder, name, root):
     if isinstance(cliff, dict) and cliff.get('study') == name:
         return '26_cliff.ipynb', dict(study_dir=str(folder), base_dir=str(root/'runs'/'length-tinystories'/'steps-s6100'), rule_file=str(rule.resolve()))
 
+# %% ../nbs/07g_report.ipynb #e6538a99
+def _h3_page(folder, name, root):
+    "The study the analysis rule's `h3` section names: the page of H3 at 6,100 steps, beside the cliff study (its 4-layer runs on every seed)."
+    rule = root/'studies'/'rules'/'analysis.yaml'
+    r = read_yaml(rule) if rule.is_file() else None
+    h3, cliff = (r.get(k) if isinstance(r, dict) else None for k in ('h3', 'cliff'))
+    if isinstance(h3, dict) and h3.get('study') == name:
+        c = cliff.get('study') if isinstance(cliff, dict) else None
+        return '27_depth_cliff.ipynb', dict(study_dir=str(folder), rule_file=str(rule.resolve())) | ({'cliff_dir': str(root/'runs'/c)} if c else {})
+
+# %% ../nbs/07g_report.ipynb #ad7507ef
+def _mechanism_page(folder, name, root):
+    "A study a mechanism rule names (studies/rules/*.yaml with `study: <name>` and `questions`): the natural-text page, which answers those questions."
+    for rule in sorted((root/'studies'/'rules').glob('*.yaml')):
+        r = read_yaml(rule)
+        if isinstance(r, dict) and r.get('study') == name and 'questions' in r:
+            ladder = root/'studies'/'ladders'/'length-tinystories.yaml'  # the ladder whose page it is (LADDER_PAGES)
+            return '25_natural.ipynb', dict(ladder_file=str(ladder.resolve()), runs_dir=str(root/'runs')) | _natural_params(root)
+
 # %% ../nbs/07g_report.ipynb #432f121c
-STUDY_PAGES = (_depth_page, _cliff_page)  # a study's own page, first match wins; none: the study page, 20_analysis
+STUDY_PAGES = (_depth_page, _cliff_page, _h3_page, _mechanism_page)  # a study's own page, first match wins; none: the study page, 20_analysis
 LADDER_PAGES = {'length': '24_length.ipynb', 'length-tinystories': '25_natural.ipynb'}  # by the ladder's name; others: 22_scale
 
 # %% ../nbs/07g_report.ipynb #e37f6b57
