@@ -12,13 +12,13 @@ from pathlib import Path
 import qknorm_nb
 from .config import ConfigError, PRESETS, DEVICES, LOGGERS, FIELD_TYPES, default_values, make_config
 from .files import COMPLETE, FileError, load_json, sha256, write_json
-from .study import EXECUTORS, SweepError, preset_names, read_summary, summary_problem
-from .sweep import SweepResult, run_study
-from .progress import study_progress, progress_lines
-from .report import ReportError, ReportWarning, report
-from .advise import add_advise_args, advise_main
-from .data import DataError, check_sources
-from .samples import DEFAULT_DIR, check_samples, make_samples
+from .study.spec import EXECUTORS, SweepError, preset_names, read_summary, summary_problem
+from .study.sweep import SweepResult, run_study
+from .study.progress import study_progress, progress_lines
+from .pages.report import ReportError, ReportWarning, report
+from .tools.advise import add_advise_args, advise_main
+from .data.corpora import DataError, check_sources
+from .data.samples import DEFAULT_DIR, check_samples, make_samples
 
 # %% auto #0
 __all__ = ['HINTS', 'parser', 'os_error', 'main']
@@ -248,7 +248,7 @@ def _check_out(out: str):
 # %% ../nbs/13a_cli.ipynb #a9ca6e6c
 def _check_record_out(out: str, prediction: str):
     "Refuse `check-prediction --out` before any cell runs: a path that cannot be written, or a file there that is not this prediction's check record."
-    from qknorm_nb.check import RECORD_KIND
+    from qknorm_nb.ladder.check import RECORD_KIND
     _check_out(out)
     p = Path(out).expanduser()
     old = load_json(p) if p.is_file() else None
@@ -270,7 +270,7 @@ def _field_values(items: list) -> dict:
 
 # %% ../nbs/13a_cli.ipynb #f416ad02
 def _bench(a) -> int:
-    from qknorm_nb.bench import run_bench
+    from qknorm_nb.tools.bench import run_bench
     for n in ('threads', 'rounds', 'steps'):
         if getattr(a, n) < (0 if n == 'threads' else 1): raise ConfigError(f"--{n}={getattr(a, n)} must be at least {0 if n == 'threads' else 1}")
     if not (a.device in DEVICES or re.fullmatch(r'cuda:\d+', a.device)):
@@ -292,8 +292,8 @@ def _samples(a) -> int:
 
 # %% ../nbs/13a_cli.ipynb #9fe07f13
 def _ladder(a) -> int:
-    from qknorm_nb.ladder import load_ladder, plan_ladder
-    from qknorm_nb.rungs import run_ladder
+    from qknorm_nb.ladder.plan import load_ladder, plan_ladder
+    from qknorm_nb.ladder.rungs import run_ladder
     ld = load_ladder(a.ladder, check_data=not a.plan)  # a plan reads results only: no data files needed
     if not a.plan:
         states = run_ladder(ld, runs_dir=a.runs_dir, only=a.only, workers=a.workers, threads=a.threads, executor=a.executor,
@@ -309,7 +309,7 @@ def _ladder(a) -> int:
 # %% ../nbs/13a_cli.ipynb #7a0f99c3
 def _check_prediction(a) -> int:
     "Run the check of a prediction (07f_check); print its table and the record's path. 0 whatever the verdicts, 1 when cells did not end."
-    from qknorm_nb.check import format_check, load_prediction, parse_sets, run_check  # pandas and the scaling fits: only this command needs them
+    from qknorm_nb.ladder.check import format_check, load_prediction, parse_sets, run_check  # pandas and the scaling fits: only this command needs them
     load_prediction(a.prediction)  # a bad file is said before --out is looked at
     if a.out: _check_record_out(a.out, a.prediction)  # before any cell runs, not after
     rec = run_check(a.prediction, runs_dir=a.runs_dir, workers=a.workers, device=a.device, overrides=parse_sets(a.set),
@@ -329,7 +329,7 @@ def _check_prediction(a) -> int:
 
 # %% ../nbs/13a_cli.ipynb #cdcac72c
 def _tensorboard(a) -> int:
-    from qknorm_nb.tracking import export_tensorboard
+    from qknorm_nb.run.tracking import export_tensorboard
     if not Path(a.runs).is_dir(): raise ConfigError(f"runs={a.runs!r} is not a folder: give a study folder or a folder of studies")
     res = export_tensorboard(a.runs, a.out, a.force)
     out = Path(a.out) if a.out else Path(a.runs)/'tb'

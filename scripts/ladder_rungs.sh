@@ -17,8 +17,8 @@ PY='
 import sys
 from qknorm_nb.config import ConfigError
 from qknorm_nb.files import FileError
-from qknorm_nb.ladder import load_ladder, needs_prediction, prediction_path
-from qknorm_nb.rungs import rung_lrs
+from qknorm_nb.ladder.plan import load_ladder, needs_prediction, prediction_path
+from qknorm_nb.ladder.rungs import rung_lrs
 what, path, *ids = sys.argv[1:]
 try:
     ld = load_ladder(path, check_data=False)

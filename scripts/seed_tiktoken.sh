@@ -11,9 +11,9 @@
 set -euo pipefail
 PY=${PYTHON:-python}
 
-if "$PY" -c "import sys; from qknorm_nb.data import gpt2_ranks_path, sha256, GPT2_RANKS_SHA256 as h
+if "$PY" -c "import sys; from qknorm_nb.data.corpora import gpt2_ranks_path, sha256, GPT2_RANKS_SHA256 as h
 p = gpt2_ranks_path(); sys.exit(0 if p.is_file() and sha256(p) == h else 1)"; then
-  echo "GPT-2 ranks already cached at $("$PY" -c 'from qknorm_nb.data import gpt2_ranks_path; print(gpt2_ranks_path())')"
+  echo "GPT-2 ranks already cached at $("$PY" -c 'from qknorm_nb.data.corpora import gpt2_ranks_path; print(gpt2_ranks_path())')"
   exit 0
 fi
 
@@ -29,4 +29,4 @@ else
   srcs=("$tmp"/*/whisper/assets/gpt2.tiktoken)
   src=${srcs[0]}
 fi
-"$PY" -c "import sys; from qknorm_nb.data import seed_tiktoken_cache; print('seeded', seed_tiktoken_cache(sys.argv[1]))" "$src"
+"$PY" -c "import sys; from qknorm_nb.data.corpora import seed_tiktoken_cache; print('seeded', seed_tiktoken_cache(sys.argv[1]))" "$src"

@@ -1,0 +1,1 @@
+"Scale ladders: rungs, their predictions, the full-scale check."

@@ -1,0 +1,1 @@
+"The network: attention with the QK-norm variants, the nanoGPT model, its probes."

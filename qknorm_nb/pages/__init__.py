@@ -1,0 +1,1 @@
+"The pages' plumbing and the study report."

@@ -1,0 +1,1 @@
+"One training run: devices, tracking, the run state, the loop."

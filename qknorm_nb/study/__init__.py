@@ -1,0 +1,1 @@
+"Running a study: study files, locks, kernels, sweeps, progress."

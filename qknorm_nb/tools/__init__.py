@@ -1,0 +1,1 @@
+"Speed, the site, the published advice, the wings test."
