@@ -30,10 +30,11 @@ from ..analysis.forecast import point_inside  # the methods page's rule (06f)
 __all__ = ['PAGE_QUANTITIES', 'RULE_ORDER', 'LAST_PROBE', 'AXIS_FIELDS', 'QUIET', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank',
            'sort_arms', 'arm_key', 'cap_pair', 'gap_interval', 'shown_quantities', 'first_commit', 'first_file',
            'made_before', 'rule_leaves', 'judged_changes', 'rule_order', 'draw_point', 'band', 'facet_views',
-           'refine_cost', 'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data', 'source_cells',
-           'rung_state', 'corpus_words', 'shape_words', 'steps_of', 'trend_words', 'step_trend_words', 'trend_rows',
-           'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow', 'target_differs', 'weak_links', 'predicted',
-           'interval_width', 'check_state', 'check_order_words', 'check_scores', 'margin_words', 'necessity_words']
+           'refine_cost', 'new_cells_cost', 'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data',
+           'source_cells', 'rung_state', 'corpus_words', 'shape_words', 'steps_of', 'trend_words', 'step_trend_words',
+           'trend_rows', 'short_reason', 'rung_ticks', 'failure_kinds', 'only_slow', 'target_differs', 'weak_links',
+           'predicted', 'interval_width', 'check_state', 'check_order_words', 'check_scores', 'margin_words',
+           'necessity_words']
 
 # %% ../../nbs/15_pages.ipynb #5d8bad07
 def md(s: str):
@@ -295,6 +296,17 @@ def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
             + f"). A uniform grid that fine over {fmt(min(lrs))}–{fmt(max(lrs))} has {n_lr} LRs: {uni(base)} cells with the grid's "
             f"{base} seeds ({uni(base) / len(df):.1f}× the {len(df)} run here), {uni(n_seed)} with {n_seed} seeds everywhere "
             f"({uni(n_seed) / len(df):.1f}×).")
+
+# %% ../../nbs/15_pages.ipynb #22723927
+def new_cells_cost(ended: pd.DataFrame, # a study's ended runs (`collect_results`, status in COMPLETE)
+                   reused=(),           # the cells copied from another study (reused.json)
+                  ) -> tuple[pd.DataFrame, str]:
+    "The ended cells the study ran itself, and a sentence of their CPU-hours (recorded wall times) and machines."
+    new = ended[~ended['cell'].isin(set(reused))]
+    if new.empty: return new, "None of its new cells has ended yet."
+    cpu_h = pd.to_numeric(new['wall_time'], errors='coerce').sum() / 3600 if 'wall_time' in new else float('nan')
+    machines = sorted(set(new['cpu'].dropna())) if 'cpu' in new else []
+    return new, f"The new cells took {cpu_h:.1f} CPU-hours" + (f" on {', '.join(machines)}." if machines else '.')
 
 # %% ../../nbs/15_pages.ipynb #4db556f3
 def fit_words(r) -> str:
