@@ -76,23 +76,27 @@ def _depth_page(folder, name, root):
     r = read_yaml(rule) if rule.is_file() else None
     if isinstance(r, dict) and r.get('study') == name and 'hypothesis' in r: return '23_depth.ipynb', dict(study_dir=str(folder), rule_file=str(rule.resolve()))
 
+# %% ../../nbs/07g_report.ipynb #b5d824c6
+def _analysis_section(root, key: str) -> tuple[Path, dict]:
+    "The analysis rule of the checkout `root` and its section `key` ({} when the file, or the section, is missing or not a mapping)."
+    rule = root/'studies'/'rules'/'analysis.yaml'
+    r = read_yaml(rule) if rule.is_file() else None
+    s = r.get(key) if isinstance(r, dict) else None
+    return rule, s if isinstance(s, dict) else {}
+
 # %% ../../nbs/07g_report.ipynb #cc5f16a6
 def _cliff_page(folder, name, root):
     "The study the analysis rule's `cliff` section names: the cliff page, beside the rung it extends."
-    rule = root/'studies'/'rules'/'analysis.yaml'
-    r = read_yaml(rule) if rule.is_file() else None
-    cliff = r.get('cliff') if isinstance(r, dict) else None
-    if isinstance(cliff, dict) and cliff.get('study') == name:
+    rule, cliff = _analysis_section(root, 'cliff')
+    if cliff.get('study') == name:
         return '26_cliff.ipynb', dict(study_dir=str(folder), base_dir=str(root/'runs'/'length-tinystories'/'steps-s6100'), rule_file=str(rule.resolve()))
 
 # %% ../../nbs/07g_report.ipynb #5c443074
 def _h3_page(folder, name, root):
     "The study the analysis rule's `h3` section names: the page of H3 at 6,100 steps, beside the cliff study (its 4-layer runs on every seed)."
-    rule = root/'studies'/'rules'/'analysis.yaml'
-    r = read_yaml(rule) if rule.is_file() else None
-    h3, cliff = (r.get(k) if isinstance(r, dict) else None for k in ('h3', 'cliff'))
-    if isinstance(h3, dict) and h3.get('study') == name:
-        c = cliff.get('study') if isinstance(cliff, dict) else None
+    rule, h3 = _analysis_section(root, 'h3')
+    if h3.get('study') == name:
+        c = _analysis_section(root, 'cliff')[1].get('study')
         return '27_depth_cliff.ipynb', dict(study_dir=str(folder), rule_file=str(rule.resolve())) | ({'cliff_dir': str(root/'runs'/c)} if c else {})
 
 # %% ../../nbs/07g_report.ipynb #7226a3f6
