@@ -297,7 +297,7 @@ def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
             f"{base} seeds ({uni(base) / len(df):.1f}× the {len(df)} run here), {uni(n_seed)} with {n_seed} seeds everywhere "
             f"({uni(n_seed) / len(df):.1f}×).")
 
-# %% ../../nbs/15_pages.ipynb #22723927
+# %% ../../nbs/15_pages.ipynb #8d74254e
 def new_cells_cost(ended: pd.DataFrame, # a study's ended runs (`collect_results`, status in COMPLETE)
                    reused=(),           # the cells copied from another study (reused.json)
                   ) -> tuple[pd.DataFrame, str]:
