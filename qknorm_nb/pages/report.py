@@ -76,7 +76,7 @@ def _depth_page(folder, name, root):
     r = read_yaml(rule) if rule.is_file() else None
     if isinstance(r, dict) and r.get('study') == name and 'hypothesis' in r: return '23_depth.ipynb', dict(study_dir=str(folder), rule_file=str(rule.resolve()))
 
-# %% ../../nbs/07g_report.ipynb #b5d824c6
+# %% ../../nbs/07g_report.ipynb #fd6c3921
 def _analysis_section(root, key: str) -> tuple[Path, dict]:
     "The analysis rule of the checkout `root` and its section `key` ({} when the file, or the section, is missing or not a mapping)."
     rule = root/'studies'/'rules'/'analysis.yaml'
