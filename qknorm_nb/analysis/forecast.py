@@ -12,7 +12,7 @@ import pandas as pd
 from .metrics import OFF, fmt_num
 from .verdicts import failure_lr
 from .refine import round_lr  # the one LR rounding (06b)
-from ..files import json_safe, now
+from ..files import json_safe, now, ARM
 from .scaling import (COLS, COMPARISONS, FLOORS, LOG_Y, QUANTITIES, Q_WORDS, arms_of, boot_values, fit_trend,
                                rung_arms, rung_measures, why_censored)
 
@@ -199,7 +199,7 @@ def score(pred: dict,           # a `prediction_file` dict
           observed: pd.DataFrame, # `rung_measures` of the rung that ran
          ) -> pd.DataFrame:
     "One row per (quantity, arm): predicted and observed value and interval, whether the observation is inside, and the verdict in words."
-    obs = observed.set_index('qk_norm')
+    obs = observed.set_index(ARM)
     rows = [_score_row(q, a, p, _observed(obs, a, q)) for q, per in pred['quantities'].items() for a, p in per.items()]
     return pd.DataFrame(rows).astype({'inside': 'boolean', 'overlap': 'boolean'})
 
@@ -228,7 +228,7 @@ def compare_measures(a: pd.DataFrame, b: pd.DataFrame, # two rungs' `rung_measur
                      quantities=None,                  # the quantities compared (None: every one both have)
                     ) -> pd.DataFrame:
     "Per (quantity, arm): each rung's value and interval, and whether the intervals are disjoint (which rung is higher)."
-    A, B, rows = a.set_index('qk_norm'), b.set_index('qk_norm'), []
+    A, B, rows = a.set_index(ARM), b.set_index(ARM), []
     for q in QUANTITIES if quantities is None else quantities:
         if COLS[q][0] not in A.columns or COLS[q][0] not in B.columns: continue
         for arm in [x for x in A.index if x in B.index]:
@@ -248,7 +248,7 @@ def _points(tables, caches, arm, on, qs, alpha, logit_level) -> list:
     for t, c in zip(tables, caches):
         key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
         if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
-        pts.append(c[key].set_index('qk_norm').loc[arm])
+        pts.append(c[key].set_index(ARM).loc[arm])
     return pts
 
 # %% ../../nbs/06f_forecast.ipynb #273ba645

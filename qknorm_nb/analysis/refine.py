@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from .metrics import OFF, check_results, qk_variants, design_axes, per_facet
-from ..files import CURVE
+from ..files import CURVE, ARM
 from .verdicts import MARGIN, failure_lr, necessity_bracket, optimum_gap
 
 # %% auto #0
@@ -115,7 +115,7 @@ def brackets(df: pd.DataFrame, # results so far (every round)
     spec, rows = check_refine(spec), []
     for r in failure_lr(df).itertuples():
         rows.append(dict(kind='failure', qk_norm=r.qk_norm, n_layer=r.n_layer, lo=r.lr_trained, hi=r.lr_first_fail))
-    if qk_variants(df) and OFF in set(df['qk_norm']):
+    if qk_variants(df) and OFF in set(df[ARM]):
         for r in necessity_bracket(df, margin=spec['margin']).itertuples():
             rows.append(dict(kind='necessity', qk_norm=r.on, n_layer=r.n_layer, lo=r.lr_fail, hi=r.lr_hold))
     b = pd.DataFrame(rows, columns=['kind', *CURVE, 'lo', 'hi'])
@@ -180,7 +180,7 @@ def _extensions(br, spec, have) -> list:
 def _seed_units(df, spec, br, have) -> list:
     "Extra seeds where verdicts rest (`seeds.at`), only at brackets that stay put this round: `min` at failure ends, `max` at gap LRs."
     want, sp = [], spec['seeds']
-    paired = bool(qk_variants(df)) and OFF in set(df['qk_norm'])  # both arms present: gaps can be compared
+    paired = bool(qk_variants(df)) and OFF in set(df[ARM])  # both arms present: gaps can be compared
     settled = br[~((br.status == 'open') & br.kind.isin(spec['edges']))]  # seeds only where the bracket stays put
     if 'failure' in sp['at']:
         for b in settled[(settled.kind == 'failure') & (settled.status != 'censored')].itertuples():
@@ -219,7 +219,7 @@ def plan_round(df: pd.DataFrame, # results so far, every round (a `round` column
     parts = [(k if isinstance(k, tuple) else (k,), g) for k, g in df.groupby(ax, sort=True)] if ax else [((), df)]
     cells, reason = [], None
     for fv, g in parts:
-        have = {(q, int(L), round_lr(x), int(s)) for q, L, x, s in zip(g['qk_norm'], g['n_layer'], g['lr'], g['seed'])}
+        have = {(q, int(L), round_lr(x), int(s)) for q, L, x, s in zip(g[ARM], g['n_layer'], g['lr'], g['seed'])}
         for unit in _wanted(g, spec, brackets(g, spec) if ax else br, have):  # whole units only: a budget cut drops a bracket, never part of one
             new = list(dict.fromkeys(c for c in ((q, int(L), round_lr(x), int(s)) for q, L, x, s in unit) if c not in have))
             if not new: continue

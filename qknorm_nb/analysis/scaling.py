@@ -14,7 +14,7 @@ from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, design_axe
                                curve_seeds, t_interval, t_quantile, compared_variants, synthetic_results, fmt_num)
 from .verdicts import USEFUL, fit_fail_curve, failure_lr, not_useful, necessity_bracket, optimum_gap
 from .refine import round_lr, log_mid  # the one LR rounding and log-midpoint (06b)
-from ..files import CURVE, json_safe, now
+from ..files import CURVE, json_safe, now, ARM
 
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
@@ -80,7 +80,7 @@ def _fit_hi(df, arm, f, alpha, useful=None):
 # %% ../../nbs/06c_scaling.ipynb #2534db60
 def _failure(df, arms, alpha, useful=None, name='failure'):
     "Per arm: failure point, its transition-region interval, flag and fit kind, from `failure_lr` (`useful`: its not-useful notion)."
-    fl, out = failure_lr(df, useful=useful).set_index('qk_norm'), {}
+    fl, out = failure_lr(df, useful=useful).set_index(ARM), {}
     for a in arms:
         f = fl.loc[a]
         tr, ff, af, cens = f['lr_trained'], f['lr_first_fail'], f['lr_all_fail'], f['censored']
@@ -96,13 +96,13 @@ def _failure(df, arms, alpha, useful=None, name='failure'):
 # %% ../../nbs/06c_scaling.ipynb #69c8c6cb
 def _useful(df, arms, alpha):
     "Per arm: the not-useful edge above the arm's optimum (below it a short run is undertrained, not unstable: no edge there)."
-    opt = optimal_lr(df).set_index('qk_norm')['lr_star']
-    return _failure(df[df['lr'].astype(float) >= df['qk_norm'].map(opt)], arms, alpha, USEFUL, 'useful')
+    opt = optimal_lr(df).set_index(ARM)['lr_star']
+    return _failure(df[df['lr'].astype(float) >= df[ARM].map(opt)], arms, alpha, USEFUL, 'useful')
 
 # %% ../../nbs/06c_scaling.ipynb #bdde7c4a
 def _lr_star(df, arms):
     "Per arm: the grid optimum with half a grid step (in log LR) either side; censored at the grid's ends."
-    opt, out = optimal_lr(df).set_index('qk_norm'), {}
+    opt, out = optimal_lr(df).set_index(ARM), {}
     for a in arms:
         lrs = np.sort(df.loc[df.qk_norm == a, 'lr'].astype(float).unique())
         s = float(opt.loc[a, 'lr_star'])
@@ -224,7 +224,7 @@ def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_la
     qs = QUANTITIES if quantities is None else tuple(quantities)
     bad = [q for q in qs if q not in QUANTITIES]
     if bad: raise ValueError(f"unknown quantity {bad[0]!r}; known: {', '.join(QUANTITIES)}")
-    df = df[df['qk_norm'].isin(arms)]
+    df = df[df[ARM].isin(arms)]
     rows = {a: dict(qk_norm=a, n_layer=df['n_layer'].iloc[0], n_seeds=df.loc[df.qk_norm == a, 'seed'].nunique()) for a in arms}
     for quantity in SCALE_QUANTITIES:
         q = quantity.name
@@ -238,7 +238,7 @@ def rung_measures(df: pd.DataFrame,         # one rung's results table (one n_la
 # %% ../../nbs/06c_scaling.ipynb #55e07c63
 def split_seeds(df: pd.DataFrame) -> tuple:
     "(whole, partial): the seeds with a curve in every arm (`curve_seeds`), and the others (added by refinement at a few LRs), each sorted."
-    per = [set(curve_seeds(g)[0]) for _, g in df.groupby('qk_norm')]
+    per = [set(curve_seeds(g)[0]) for _, g in df.groupby(ARM)]
     whole = sorted(set.intersection(*per)) if per else []
     partial = [s for s in sorted(df['seed'].unique()) if s not in whole]
     return (np.array(whole), np.array(partial)) if whole else (np.sort(df['seed'].unique()), np.array([], dtype=int))
@@ -359,7 +359,7 @@ def _trend_points(tables, caches, arm, on, qs, alpha, logit_level):
     for t, c in zip(tables, caches):
         key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
         if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
-        pts.append(c[key].set_index('qk_norm').loc[arm])
+        pts.append(c[key].set_index(ARM).loc[arm])
     return pts
 
 # %% ../../nbs/06c_scaling.ipynb #574f1452

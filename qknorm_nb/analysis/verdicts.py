@@ -141,11 +141,11 @@ def near_optimal_band(df: pd.DataFrame,  # study results table
     for k, c in lr_curves(df, [ARM] + by).groupby(by):
         star = c['mean'].min()  # common ℓ*: the better arm's best seed-mean capped loss
         tol_nats = tol if absolute else tol * (c['l0'].mean() - star)
-        for qk, a in c.groupby('qk_norm'):
+        for qk, a in c.groupby(ARM):
             a = a.sort_values('lr')
             inb = ((a['mean'] <= star + tol_nats + 1e-12) & (a['n_diverged'] == 0)).values  # (n_lr,)
             idx = np.flatnonzero(inb)
-            rows.append({**group_key(by, k), 'qk_norm': qk,
+            rows.append({**group_key(by, k), ARM: qk,
                          'band_lo': a['lr'].values[idx[0]] if len(idx) else np.nan,
                          'band_hi': a['lr'].values[idx[-1]] if len(idx) else np.nan, 'n_in_band': len(idx),
                          'contiguous': bool(len(idx) and idx[-1] - idx[0] + 1 == len(idx)),
@@ -259,7 +259,7 @@ def _gap_seeds(df, o, useful=USEFUL):
     "Per (depth, lr, seed): the paired off − on gap at LRs where both arms ran, no QK-norm run failed and not both sit on a plateau."
     r = tidy_runs(df[df[ARM].isin([OFF, o])], list(CURVE))
     onfail = r[r.qk_norm == o].groupby(['n_layer', 'lr'])['fail'].any()
-    w = r.pivot_table(index=['n_layer', 'lr', 'seed'], columns='qk_norm', values='loss').dropna()
+    w = r.pivot_table(index=['n_layer', 'lr', 'seed'], columns=ARM, values='loss').dropna()
     if w.empty or OFF not in w or o not in w:  # no LR where both arms ended with a shared seed: no gap to read
         return pd.DataFrame(columns=['n_layer', 'lr', 'seed', 'gap'])
     w = w[~onfail.reindex(w.index.droplevel('seed')).fillna(True).values]

@@ -15,7 +15,7 @@ import qknorm_nb
 from ..arms import VARIANTS
 from ..config import (ConfigError, FIELD_TYPES, PRESETS, RUNTIME_FIELDS, RunConfig, make_config, default_values, run_identity,
                               is_num)
-from ..files import write_json, read_json, sha256, now
+from ..files import write_json, read_json, sha256, now, ARM
 from ..data.corpora import check_sources
 from ..study.spec import check_folder_name, load_study, fmt_sci
 from ..files import StudyLoader  # the one YAML loader (00_files)
@@ -187,7 +187,7 @@ def _check_tokens(tokens, preset, fixed: dict, full: int):
 
 
 # %% ../../nbs/07f_check.ipynb #679ec9ab
-AXES = ('qk_norm', 'lr', 'seed')  # what the check's study varies; neither the target nor overrides may fix them
+AXES = (ARM, 'lr', 'seed')  # what the check's study varies; neither the target nor overrides may fix them
 
 # %% ../../nbs/07f_check.ipynb #ccad4f3a
 def check_spec(pred: dict, # a validated prediction
@@ -234,7 +234,7 @@ def check_scale(pred: dict, # the prediction
     return dict(at_predicted_scale=not differs, tokens=tokens, predicted_x=t['x'], x_name=t['x_name'], differs=differs, note=note)
 
 # %% ../../nbs/07f_check.ipynb #ab0b1a62
-SCORE_COLUMNS = ['qk_norm', 'pred_value', 'pred_lo', 'pred_hi', 'lr_trained', 'lr_first_fail', 'censored', 'verdict', 'tells',
+SCORE_COLUMNS = [ARM, 'pred_value', 'pred_lo', 'pred_hi', 'lr_trained', 'lr_first_fail', 'censored', 'verdict', 'tells',
                  'edge_predicted', 'edge_observed', 'edge_as_predicted', 'n_cells', 'n_crashed', 'note']
 
 # %% ../../nbs/07f_check.ipynb #f7cb26ce
@@ -280,7 +280,7 @@ def _predicted_order(qv: dict, qo: dict) -> str:
 # %% ../../nbs/07f_check.ipynb #0a134460
 def _observed(fl, ok) -> tuple:
     "(`failure_lr` per arm of the cells that ended, each predicted arm's bracket (lr_trained, lr_first_fail) with a missing end open: 0 or inf)."
-    obs = failure_lr(ok, by=('qk_norm',)).set_index('qk_norm') if len(ok) else pd.DataFrame()
+    obs = failure_lr(ok, by=(ARM,)).set_index(ARM) if len(ok) else pd.DataFrame()
     brackets = {}
     for a in fl:
         if a in obs.index:
@@ -304,7 +304,7 @@ def _edge_order(a, q, fl, brackets) -> dict:
 # %% ../../nbs/07f_check.ipynb #c5656867
 def _score_row(a, q, fl, df, crashed, obs, brackets) -> dict:
     "One arm's row of `score_check`: its cells, the observed bracket, the verdict on the predicted interval `q`, and notes on what was left out."
-    n, nc = int((df['qk_norm'] == a).sum()), int((crashed & (df['qk_norm'] == a)).sum())
+    n, nc = int((df[ARM] == a).sum()), int((crashed & (df[ARM] == a)).sum())
     notes = [f"{nc} cell(s) crashed (status failed) and are left out"] if nc else []
     if q.get('value') is None: notes.append(f"predicted value null: {q.get('note') or 'no reason given'}")
     row = dict(qk_norm=a, pred_value=q.get('value'), pred_lo=q.get('lo'), pred_hi=q.get('hi'), n_cells=n, n_crashed=nc,
@@ -312,7 +312,7 @@ def _score_row(a, q, fl, df, crashed, obs, brackets) -> dict:
     if a not in brackets:
         return row | dict(verdict='inconclusive: no finished cells', tells='nothing: no cell of this arm ended', note='; '.join(notes))
     tr, ff = brackets[a]
-    r, mine = obs.loc[a], df[~crashed & (df['qk_norm'] == a)]
+    r, mine = obs.loc[a], df[~crashed & (df[ARM] == a)]
     if ff < math.inf and (~failed(mine) & (mine['lr'].astype(float) > ff)).any():
         notes.append(f"not monotone: an LR above the first failure ({_g(ff)}) trained")
     verdict, tells = _arm_verdict(_interval(q), tr, ff)
@@ -355,9 +355,9 @@ def score_measures(pred: dict, # the prediction
     "Per (quantity, arm): the predicted interval, the one the check's cells resolve (`rung_measures`), and a verdict in words."
     qs = list(quantities or pred['check'].get('quantities') or ['failure_lr'])
     ok = df[df['status'] != 'failed']
-    ons = [a for a in pred['quantities']['failure_lr'] if a != OFF and a in set(ok['qk_norm'])]
+    ons = [a for a in pred['quantities']['failure_lr'] if a != OFF and a in set(ok[ARM])]
     # every measure compares arms: until the off arm and a QK-norm arm have both ended a cell, nothing is resolved
-    m = rung_measures(ok, ons, quantities=qs).set_index('qk_norm') if ons and (ok['qk_norm'] == OFF).any() else pd.DataFrame()
+    m = rung_measures(ok, ons, quantities=qs).set_index(ARM) if ons and (ok[ARM] == OFF).any() else pd.DataFrame()
     rows = []
     for q in qs:
         v, lo, hi, c = COLS[q]
@@ -566,13 +566,13 @@ def format_check(rec: dict) -> str:
              f"{'arm':<10} {'predicted [lo, hi]':<22} {'observed (trained, fail]':<26} verdict"]
     for r in rec['score']:
         pr = f"{g(r['pred_value'])} [{g(r['pred_lo'])}, {g(r['pred_hi'])}]"
-        lines.append(f"{r['qk_norm']:<10} {pr:<22} {'(' + g(r['lr_trained']) + ', ' + g(r['lr_first_fail']) + ']':<26} {r['verdict']}")
+        lines.append(f"{r[ARM]:<10} {pr:<22} {'(' + g(r['lr_trained']) + ', ' + g(r['lr_first_fail']) + ']':<26} {r['verdict']}")
         if r['edge_predicted'] is not None:
             lines.append(f"{'':<10} QK-norm edge vs {OFF}: predicted {r['edge_predicted']}, observed {r['edge_observed'] or '-'}"
                          + ('' if r['edge_as_predicted'] is None else ': as predicted' if r['edge_as_predicted'] else ': NOT as predicted'))
         if r['note']: lines.append(f"{'':<10} note: {r['note']}")
     for r in rec.get('measures') or []:  # every measure the prediction names for its check (`score_measures`)
         pr, ob = (f"{g(r['pred_value'])} [{g(r['pred_lo'])}, {g(r['pred_hi'])}]", f"[{g(r['obs_lo'])}, {g(r['obs_hi'])}]")
-        lines.append(f"{r['quantity']:<10} {r['qk_norm']:<10} predicted {pr:<22} observed {ob:<18} {r['verdict']}")
+        lines.append(f"{r['quantity']:<10} {r[ARM]:<10} predicted {pr:<22} observed {ob:<18} {r['verdict']}")
     lines += [f"scale: {rec['scale']['note']}", f"blind: {rec['blind']['note']}"]
     return '\n'.join(lines)

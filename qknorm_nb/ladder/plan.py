@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from ..arms import VARIANTS, arm_name
 from ..config import ConfigError, FIELD_TYPES, PRESETS, is_int, is_num, make_config, run_identity
-from ..files import ENDED, FileError, load_json, read_json, read_yaml
+from ..files import ENDED, FileError, load_json, read_json, read_yaml, ARM
 from ..data.corpora import check_sources
 from ..study.spec import StudyError, cell_status, check_keys, check_folder_name, check_study
 from ..analysis.metrics import WORTSMAN_LRS
@@ -132,7 +132,7 @@ def _rung(axis, i, r, preset, fixed, x, check_data=True) -> Rung:
     seeds = _seed_list(f"{where}.seeds", r['seeds']) if r.get('seeds') is not None else None
     if r.get('refine') is not None and not isinstance(r['refine'], dict):
         raise LadderError(f"{where}.refine={r['refine']!r} must be a mapping of refine keys that replace the ladder's")
-    _keys(where, own, [k for k in FIELD_TYPES if k not in ('qk_norm', 'lr', 'seed') and k not in fixed])
+    _keys(where, own, [k for k in FIELD_TYPES if k not in (ARM, 'lr', 'seed') and k not in fixed])
     src = _name(f"{where}.from", r['from']) if r.get('from') is not None else None
     cfg = _config(f"{where} ({name})", preset, fixed | own, check_data)
     if r.get('lrs_of') is not None and (not isinstance(r['lrs_of'], str) or src is not None):
@@ -148,7 +148,7 @@ def _scale(axis, s, check_data=True):
     preset = s.get('preset', 'cpu')
     if preset not in PRESETS: raise LadderError(f"scales.{axis}.preset={preset!r} is not one of {', '.join(map(repr, PRESETS))}")
     fixed = dict(s.get('fixed') or {})
-    _keys(f"scales.{axis}.fixed", fixed, [k for k in FIELD_TYPES if k not in ('qk_norm', 'lr', 'seed')])
+    _keys(f"scales.{axis}.fixed", fixed, [k for k in FIELD_TYPES if k not in (ARM, 'lr', 'seed')])
     if not isinstance(s.get('rungs'), list) or len(s['rungs']) < 1: raise LadderError(f"scales.{axis}.rungs must be a list of rungs, smallest first")
     rungs, names = [], set()
     for i, r in enumerate(s['rungs']):
@@ -255,7 +255,7 @@ def rung_spec(ld: Ladder, r: Rung, lrs: list) -> dict:
 
 
 # %% ../../nbs/07e_ladder.ipynb #dd88a7b5
-_VARY = ('qk_norm', 'lr', 'seed')
+_VARY = (ARM, 'lr', 'seed')
 
 def rung_shape(cfg: dict) -> dict:
     "What must agree for two runs to be the same rung: every field (defaults for those added since) but the varied and the runtime ones."
@@ -271,7 +271,7 @@ def source_table(ld: Ladder, r: Rung, runs_dir='runs'):
     df = collect_results(d)
     want = rung_shape(r.config.to_dict())
     keep = [c for c in df['cell'] if rung_shape(load_json(d/c/'config.json') or {}) == want]
-    out = df[df['cell'].isin(keep) & df['qk_norm'].isin(ld.arms)].reset_index(drop=True)
+    out = df[df['cell'].isin(keep) & df[ARM].isin(ld.arms)].reset_index(drop=True)
     if out.empty: raise LadderError(f"rung {r.id}: no cell of {d} has the rung's configuration and one of the arms {ld.arms}")
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import glob, math
 from pathlib import Path
 from ..config import make_config
-from ..files import load_json, write_json
+from ..files import load_json, write_json, ARM
 from .plan import (BOOKKEEPING, Ladder, LadderError, Rung, check_rung, has_cells, ladder_dir, load_ladder, prediction_path,
                               read_prediction, rung_complete, rung_refine, rung_shape, rung_spec, rung_table, rung_x, source_table,
                               started_lrs, target_path)
@@ -178,7 +178,7 @@ def predict_moved(base: tuple, start: tuple, end: tuple, # (Ladder, rung id) eac
 def _edges_from_table(df, arms) -> list:
     "Per arm of `arms` in a rung's results `df`, (lo, hi) of its failure bracket; hi = inf when no LR failed (censored above)."
     from qknorm_nb.analysis.scaling import rung_measures
-    m = rung_measures(df, on=[a for a in arms if a != 'none']).set_index('qk_norm')
+    m = rung_measures(df, on=[a for a in arms if a != 'none']).set_index(ARM)
     return [(m.loc[a, 'failure_lo'], m.loc[a, 'failure_hi'] if m.loc[a, 'failure_censored'] != 'above' else math.inf)
             for a in arms if a in m.index]
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from ..config import is_num
 from ..arms import VARIANTS
-from ..files import ENDED, FileError, read_yaml  # the statuses of an ended cell, and the one YAML reader (00_files)
+from ..files import ENDED, FileError, read_yaml, ARM  # the statuses of an ended cell, and the one YAML reader (00_files)
 from ..analysis.metrics import OFF, ResultsError, tidy_runs, text_entropies, design_axes, quoted
 from ..files import CURVE
 from ..analysis.verdicts import crossing
@@ -83,10 +83,10 @@ def loss_cube(df: pd.DataFrame, # results of the study (the ended cells)
              ) -> tuple:
     "(losses (depth, lr, arm, seed), depths, lrs, seeds): the balanced design the rule reads; a `ResultsError` if it is not balanced."
     if design_axes(df): raise ResultsError(f"the rule reads one design; these results vary {quoted(design_axes(df))}: split them first")
-    r = tidy_runs(df[df['qk_norm'].isin([arms['off'], arms['on']])], list(CURVE))
+    r = tidy_runs(df[df[ARM].isin([arms['off'], arms['on']])], list(CURVE))
     depths, lrs, seeds = (sorted(r[c].unique()) for c in ('n_layer', 'lr', 'seed'))
-    idx = pd.MultiIndex.from_product([depths, lrs, [arms['off'], arms['on']], seeds], names=['n_layer', 'lr', 'qk_norm', 'seed'])
-    s = r.set_index(['n_layer', 'lr', 'qk_norm', 'seed'])['loss'].reindex(idx)
+    idx = pd.MultiIndex.from_product([depths, lrs, [arms['off'], arms['on']], seeds], names=['n_layer', 'lr', ARM, 'seed'])
+    s = r.set_index(['n_layer', 'lr', ARM, 'seed'])['loss'].reindex(idx)
     if s.isna().any():
         k = s.index[s.isna()][0]
         raise ResultsError(f"the design is not balanced: no ended run at n_layer={k[0]}, lr={k[1]:.3g}, qk_norm={k[2]!r}, seed={k[3]} "

@@ -53,7 +53,7 @@ def criterion_table(df: pd.DataFrame,       # one rung's results: both arms, one
                     margins=MARGINS,
                    ) -> pd.DataFrame:
     "One row per (criterion, quantity): its bar (nats) and bracket [lo, hi] of LRs, the point inside and how it is censored."
-    df = df[df['qk_norm'].isin([OFF, on])]
+    df = df[df[ARM].isin([OFF, on])]
     above = _above_optimum(df)  # the not-useful edge is read above each arm's optimum (per depth)
     rows = [dict(criterion='diverged', bar=np.nan, **r) for r in _edge_rows(df, on, None, 'failure_lr')]
     tidy = tidy_runs(df, list(CURVE))

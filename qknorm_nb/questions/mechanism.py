@@ -10,7 +10,7 @@ import json, math
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from ..files import COMPLETE, FileError, read_jsonl, read_yaml, need
+from ..files import COMPLETE, FileError, read_jsonl, read_yaml, need, ARM
 from ..arms import VARIANTS
 from ..analysis.metrics import OFF, optimal_lr, fmt_num, ResultsError, quoted
 from ..analysis.verdicts import CRITERIA, USEFUL, failure_lr
@@ -60,8 +60,8 @@ def common_cells(df: pd.DataFrame,  # a study's results table
                  seeds,             # the seeds the rule reads
                 ) -> pd.DataFrame:
     "The rows of `arms` and `seeds` at the LRs where every arm ended every seed."
-    d = df[df['qk_norm'].isin(arms) & df['seed'].isin(seeds) & df['status'].isin(COMPLETE)]
-    n = d.groupby('lr')[['qk_norm', 'seed']].apply(lambda g: len(set(zip(g['qk_norm'], g['seed']))))
+    d = df[df[ARM].isin(arms) & df['seed'].isin(seeds) & df['status'].isin(COMPLETE)]
+    n = d.groupby('lr')[[ARM, 'seed']].apply(lambda g: len(set(zip(g[ARM], g['seed']))))
     full = n.index[n == len(arms) * len(seeds)]
     return d[d['lr'].isin(full)].reset_index(drop=True)
 
@@ -70,11 +70,11 @@ def arm_edges(df: pd.DataFrame,  # `common_cells` of the study
               useful=USEFUL,     # the usefulness bar of the not-useful edge
              ) -> pd.DataFrame:
     "Per arm and edge: the bracket [lo, hi] (last LR every seed passed, first LR a seed failed) and how it is censored."
-    opt = optimal_lr(df).set_index('qk_norm')['lr_star']
-    above = df[df['lr'].astype(float) >= df['qk_norm'].map(opt)]  # ℓ* is unchanged: each arm's best LR stays in
+    opt = optimal_lr(df).set_index(ARM)['lr_star']
+    above = df[df['lr'].astype(float) >= df[ARM].map(opt)]  # ℓ* is unchanged: each arm's best LR stays in
     rows = [failure_lr(d, useful=u).assign(edge=e) for e, d, u in (('useful', above, useful), ('failure', df, None))]
     out = pd.concat(rows, ignore_index=True).rename(columns={'lr_trained': 'lo', 'lr_first_fail': 'hi'})
-    return out[['qk_norm', 'edge', 'lo', 'hi', 'censored']]
+    return out[[ARM, 'edge', 'lo', 'hi', 'censored']]
 
 # %% ../../nbs/06g_mechanism.ipynb #c2272fad
 SMALLEST_EDGE_MOVE = RULE.smallest_edge_move  # decades: the analysis rule's smallest_edge_move (0.5: a 3.2x change in LR)
@@ -112,18 +112,18 @@ def answers(df: pd.DataFrame,  # the mechanism study's results table (both old a
             rule: dict,        # `load_mechanism_rule`
            ) -> pd.DataFrame:
     "One row per (question, edge): the reference and mechanism brackets, the move's interval in decades and its verdict."
-    arms = [OFF, rule['reference'], *rule['arms']] if OFF in set(df['qk_norm']) else [rule['reference'], *rule['arms']]
+    arms = [OFF, rule['reference'], *rule['arms']] if OFF in set(df[ARM]) else [rule['reference'], *rule['arms']]
     where = rule.get('file', 'the mechanism rule')
     ran = df[df['status'].isin(COMPLETE)]
-    lack_a = [a for a in arms if a not in set(ran['qk_norm'])]
+    lack_a = [a for a in arms if a not in set(ran[ARM])]
     lack_s = [s for s in rule['seeds'] if s not in set(ran['seed'])]
     if lack_a or lack_s:  # the rule asks for what the study never ran: say what, rather than fail on an empty table
         raise ResultsError(f"{where}: the study's results have no ended run of " + '; '.join(
-            [f"arm(s) {quoted(lack_a)} (it ran {quoted(sorted(set(ran['qk_norm'])))})"] * bool(lack_a)
+            [f"arm(s) {quoted(lack_a)} (it ran {quoted(sorted(set(ran[ARM])))})"] * bool(lack_a)
             + [f"seed(s) {', '.join(map(str, lack_s))} (it ran {', '.join(map(str, sorted(set(ran['seed']))))})"] * bool(lack_s)))
     cc = common_cells(df, arms, rule['seeds'])
     if not len(cc): raise ResultsError(f"{where}: no LR at which every arm ({quoted(arms)}) ended every seed ({', '.join(map(str, rule['seeds']))})")
-    e = arm_edges(cc, rule['criterion']).set_index(['qk_norm', 'edge'])
+    e = arm_edges(cc, rule['criterion']).set_index([ARM, 'edge'])
     rows = []
     for q in rule['questions']:
         for edge in sorted(EDGES, key=lambda x: x != q['edge']):  # the question's own edge first
@@ -160,4 +160,4 @@ def growth_table(df: pd.DataFrame,  # `common_cells` of the study (with its `cel
     loss = df['final_val_loss_full'] if 'final_val_loss_full' in df else df['final_val_loss']
     t = df.assign(gain=[last_gain(Path(study_dir)/c) for c in df['cell']],
                   loss=loss.where(df['status'] == 'done', df['l0']).clip(upper=df['l0']))  # a failed run counts as ℓ0
-    return t.groupby(['lr', 'qk_norm'])[list(MECH_MEASURES)].median().unstack('qk_norm')
+    return t.groupby(['lr', ARM])[list(MECH_MEASURES)].median().unstack(ARM)

@@ -10,7 +10,7 @@ import importlib, numbers, os, re, shutil, sys
 from pathlib import Path
 from fastcore.basics import patch
 from ..config import RunConfig
-from ..files import FileError, read_json, read_jsonl, check_run_config, check_summary
+from ..files import FileError, read_json, read_jsonl, check_run_config, check_summary, ARM
 from ..model.probes import MEASURE_NAMES  # the per-run measures the outcome logs
 
 # %% auto #0
@@ -78,7 +78,7 @@ def check_tracker(log_to: str):
 
 
 # %% ../../nbs/04b_tracking.ipynb #338ca761
-HPARAMS = ('qk_norm', 'lr', 'n_layer', 'n_head', 'n_embd', 'seed', 'max_iters', 'warmup_iters', 'batch_size', 'block_size',
+HPARAMS = (ARM, 'lr', 'n_layer', 'n_head', 'n_embd', 'seed', 'max_iters', 'warmup_iters', 'batch_size', 'block_size',
            'weight_decay', 'dataset', 'tokenizer', 'dtype')  # the settings a run is sorted and filtered by
 OUTCOME = ('status', 'failure', 'final_val_loss', 'best_val_loss', 'diverged_step', *MEASURE_NAMES, 'steps', 'wall_time')  # from summary.json
 LAYOUT = {'loss': {'train and val': ['Multiline', ['train/loss', 'val/loss']]}}  # TensorBoard: both losses in one chart

@@ -15,7 +15,7 @@ from ..config import (RunConfig, ConfigError, PRESETS, FIELD_TYPES, make_config,
                               TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
 from ..data.corpora import check_sources  # whether a cell's text is here (01a_data)
 from ..data.texts import check_texts  # and usable (01c_texts)
-from ..files import SETTINGS  # the run settings every cell has, declared once (00_files)
+from ..files import SETTINGS, ARM  # the run settings every cell has, declared once (00_files)
 
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_CHOICES', 'StudyError', 'SweepError',
@@ -115,7 +115,7 @@ def cell_id(s: dict, # the cell's settings: at least n_layer, qk_norm, lr, seed
             extra=(), # names of further axes, added in this order
            ) -> str:
     "Stable readable id of a cell, e.g. `L4-qk_layernorm-lr3e-2-s0`."
-    parts = [f"L{_fmt(s['n_layer'])}", f"qk_{_fmt(s['qk_norm'])}", f"lr{_fmt(s['lr'])}", f"s{_fmt(s['seed'])}"]
+    parts = [f"L{_fmt(s['n_layer'])}", f"qk_{_fmt(s[ARM])}", f"lr{_fmt(s['lr'])}", f"s{_fmt(s['seed'])}"]
     parts += [f"{k}{_fmt(s[k])}" if is_num(s[k]) else f"{k}_{_fmt(s[k])}" for k in extra]
     return re.sub(r'[^A-Za-z0-9._+-]+', '_', '-'.join(parts))  # a safe folder name
 
@@ -180,7 +180,7 @@ def _axis(name, v):
     if isinstance(v, dict): return _logspace_axis(name, v)
     v = list(v) if isinstance(v, (list, tuple)) else [v]
     if not v: raise StudyError(f"axis {name} is empty: list at least one value")
-    if name == 'qk_norm': v = [arm_name(x) for x in v]  # YAML reads a bare `off` as False
+    if name == ARM: v = [arm_name(x) for x in v]  # YAML reads a bare `off` as False
     _no_yaml_bools(f"axis {name}", name, v)
     if t == 'float': v = [float(x) if is_num(x) else x for x in v]
     for x in v:

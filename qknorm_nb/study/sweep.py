@@ -14,7 +14,7 @@ from fastcore.basics import patch
 from pathlib import Path
 import qknorm_nb
 from ..config import RUNTIME_FIELDS, CORPORA, LOGGERS, PRESETS, default_values, is_int, is_num, device_problem
-from ..files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now
+from ..files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now, ARM
 from ..analysis.metrics import add_entropies
 from ..model.probes import MEASURE_NAMES
 from .spec import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
@@ -212,7 +212,7 @@ def collect_results(study_dir):
     steps = [f'steps_to_{t}' for t in sorted(targets, key=float, reverse=True)]
     df = add_entropies(_results_frame(rows, extra, steps), study_dir, cfgs=cfgs)  # h1, h2: the validation text's entropies, which the rule's usefulness bars read
     df.attrs['left_out'] = left_out
-    return df.sort_values(['n_layer', 'qk_norm', 'seed', 'lr', 'cell'], kind='stable', ignore_index=True)
+    return df.sort_values(['n_layer', ARM, 'seed', 'lr', 'cell'], kind='stable', ignore_index=True)
 
 # %% ../../nbs/07c_sweep.ipynb #a9770b06
 def write_results(study_dir) -> Path:

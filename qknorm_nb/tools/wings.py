@@ -9,10 +9,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 import qknorm_nb
+from ..files import ARM  # the arm column's name, which no other module spells out (see `arm_spellings`)
 
 # %% auto #0
-__all__ = ['LIB', 'ENGINE', 'READS', 'BELOW_TOP', 'ALLOWED', 'EXCEPTIONS', 'modules', 'wing_of', 'imports_of', 'import_graph',
-           'wing_graph', 'violations', 'stale_exceptions', 'picture', 'wing_table']
+__all__ = ['LIB', 'ENGINE', 'READS', 'BELOW_TOP', 'ALLOWED', 'EXCEPTIONS', 'ARM_SPELLERS', 'modules', 'wing_of', 'imports_of',
+           'import_graph', 'wing_graph', 'violations', 'stale_exceptions', 'arm_literals', 'arm_spellings', 'picture',
+           'wing_table']
 
 # %% ../../nbs/16_wings.ipynb #47b2c11d
 LIB = Path(qknorm_nb.__file__).resolve().parent  # the package whose imports are checked
@@ -104,6 +106,19 @@ def violations(graph: dict, allowed=ALLOWED, exceptions=EXCEPTIONS) -> list:
 def stale_exceptions(graph: dict, exceptions=EXCEPTIONS) -> list:
     "The named exceptions the graph no longer needs."
     return sorted(p for p in exceptions if p[1] not in graph.get(p[0], ()))
+
+# %% ../../nbs/16_wings.ipynb #4624669d
+ARM_SPELLERS = ('files', 'config')  # the contract declares the column; the run config has the field of that name
+
+def arm_literals(src: str, name: str = ARM) -> list:
+    "Line numbers of the string constants in `src` that are exactly the arm column's name (`files.ARM`)."
+    return sorted(n.lineno for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Constant) and n.value == name)
+
+def arm_spellings(lib=LIB, allowed=ARM_SPELLERS) -> dict:
+    "Module -> the lines where it spells the arm column out instead of naming `files.ARM`; modules in `allowed` skip."
+    lib = Path(lib)
+    found = {m: arm_literals((lib/(m.replace('.', '/') + '.py')).read_text()) for m in modules(lib) if m not in allowed}
+    return {m: ls for m, ls in found.items() if ls}
 
 # %% ../../nbs/16_wings.ipynb #8698108a
 def _reduce(g: dict) -> dict:
