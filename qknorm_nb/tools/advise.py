@@ -10,110 +10,20 @@ import argparse, json, math
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from ..files import ARM, COMPLETE, read_json, json_safe
-from ..analysis.metrics import OFF, optimal_lr, ResultsError, fmt_num
+from ..files import read_json, json_safe
+from ..analysis.metrics import ResultsError, fmt_num
 from ..config import ConfigError, TOKENIZERS
-from ..analysis.verdicts import necessity_bracket
-from ..questions.cliff import collapse_runs, cliff_fit, collapse_table, p_at, clopper_pearson
-from ..data.samples import corpus_of
+from ..questions.cliff import collapse_table, p_at, clopper_pearson
 from ..questions.target import ASSUMPTIONS
 from ..rule import RULE
+from .groups import (GROUP, NUMERIC, CATEGORIES, QUANTITY_COLS, N_REPLICATES, UNMEASURED_SLOPE, UNMEASURED_CATEGORY,
+                                    published_runs, groups, _usable, trends, category_shift, mismatches, nearest, outside_range)
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'AXES', 'SAME_RUN', 'GROUP', 'ARMS', 'NUMERIC', 'CATEGORIES', 'FLAGS', 'QUANTITY_COLS', 'N_REPLICATES',
-           'UNMEASURED_SLOPE', 'UNMEASURED_CATEGORY', 'KEYS', 'study_folders', 'published_runs', 'groups',
-           'check_question', 'families', 'fit_axis', 'trends', 'slope_interval', 'category_shift', 'decades',
-           'mismatches', 'nearest', 'outside_range', 'p_needed', 'verdict', 'group_label', 'group_entry',
-           'answer_measured', 'move', 'answer_moved', 'advise', 'format_advice', 'add_advise_args', 'advise_main']
-
-# %% ../../nbs/07i_advise.ipynb #31d30568
-PUBLISHED = ('cliff-tinystories', 'length-tinystories', 'mechanism-tinystories', 'mechanism-gains-tinystories',
-             'cpu-tinystories', 'depth-confirm', 'ladder', 'length')  # under runs/; the first folder holding a run names it
-AXES = dict(n_layer='log10', n_embd='log10', steps='log10', batch_tokens='log10', tokenizer='category', corpus='category')  # distance: decades
-SAME_RUN = ('n_head', 'warmup_iters', 'dataset')  # beside the axes, what makes two groups different runs (the text file, the warmup)
-GROUP = [*AXES, *SAME_RUN]  # one group: these equal
-ARMS = (OFF, 'layernorm')  # the comparison every group answers
-
-# %% ../../nbs/07i_advise.ipynb #d553c80c
-def study_folders(runs_dir='runs') -> list[Path]:
-    "The published study folders: each `PUBLISHED` folder, or each rung and check folder of a published ladder."
-    out = []
-    for name in PUBLISHED:
-        d = Path(runs_dir)/name
-        if (d/'ladder.json').is_file(): out += sorted(p.parent for p in d.glob('*/study.json'))
-        elif (d/'study.json').is_file(): out.append(d)
-    return out
-
-# %% ../../nbs/07i_advise.ipynb #433c9dd6
-def _axes(df: pd.DataFrame) -> pd.DataFrame:
-    "The advice's coordinates of each run: the AXES, then the SAME_RUN fields (the text file by name)."
-    return pd.DataFrame(dict(n_layer=df['n_layer'].astype(int), n_embd=df['n_embd'].astype(int), steps=df['max_iters'].astype(int),
-                             batch_tokens=(df['batch_size'] * df['block_size']).astype(int), tokenizer=df['tokenizer'].astype(str),
-                             corpus=df['dataset'].map(corpus_of), n_head=df['n_head'].astype(int),
-                             warmup_iters=df['warmup_iters'].astype(int), dataset=df['dataset'].map(lambda p: Path(str(p)).name)))
-
-# %% ../../nbs/07i_advise.ipynb #181ab73a
-def _ended(d) -> pd.DataFrame|None:
-    "The ended runs of both arms in study folder `d`, the advice's coordinates first and the folder last (None where it has none)."
-    from qknorm_nb.study.sweep import collect_results
-    df = collect_results(d)
-    df = df[df['status'].isin(COMPLETE) & df[ARM].isin(ARMS)]
-    if not len(df): return None
-    return pd.concat([_axes(df).reset_index(drop=True), df.drop(columns=[c for c in GROUP if c in df]).reset_index(drop=True).assign(folder=str(d))], axis=1)
-
-# %% ../../nbs/07i_advise.ipynb #c8d41197
-def published_runs(runs_dir='runs') -> pd.DataFrame:
-    "Every ended run of both arms in the published folders, once each (a copied run counts in the first folder that holds it)."
-    parts = [p for p in map(_ended, study_folders(runs_dir)) if p is not None]
-    if not parts: raise ResultsError(f"no published run under {runs_dir}: the advice reads {', '.join(PUBLISHED)}")
-    runs = pd.concat(parts, ignore_index=True)
-    return runs.drop_duplicates([*AXES, *SAME_RUN, ARM, 'lr', 'seed'], keep='first').reset_index(drop=True)
-
-# %% ../../nbs/07i_advise.ipynb #83795938
-def _tuned_bracket(lrs, best) -> tuple:
-    "Half a grid step either side of the off arm's best LR (in log LR): where its tuned LR lies on that grid."
-    lrs = np.sort(np.unique(np.asarray(lrs, float)))
-    i = int(np.argmin(np.abs(np.log(lrs / best))))
-    lo = math.sqrt(lrs[i - 1] * best) if i > 0 else best      # at the grid's end the bracket is closed there: the
-    hi = math.sqrt(best * lrs[i + 1]) if i < len(lrs) - 1 else best  # grid is all that was tried
-    return lo, hi
-
-# %% ../../nbs/07i_advise.ipynb #dcc9827f
-def _off_cliff(t: pd.DataFrame) -> tuple:
-    "(cliff fit, collapses) of the off arm's runs in `t`: the fit and (lr, collapsed, runs) per LR, what P(collapse) is read from."
-    cr = collapse_runs(t).query(f"{ARM} == @OFF")
-    ct = cr.groupby('lr')['collapsed'].agg(k='sum', n='size')
-    return cliff_fit(cr), [(float(lr), int(r.k), int(r.n)) for lr, r in ct.iterrows()]
-
-# %% ../../nbs/07i_advise.ipynb #060dbb51
-def _one_group(g: pd.DataFrame) -> dict:
-    "The tuned LR, the necessity threshold and the off arm's cliff of one group's runs, with the off arm's collapses per LR."
-    t = g.drop(columns=[c for c in GROUP if c not in ('n_layer',)])  # one curve per arm: the table the verdicts read
-    off = t[t[ARM] == OFF]
-    tuned = float(optimal_lr(off).iloc[0]['lr_star'])
-    nb = necessity_bracket(t).iloc[0]
-    cf, collapses = _off_cliff(t)
-    lo, hi = _tuned_bracket(off['lr'], tuned)
-    return dict(tuned_lr=tuned, tuned_lo=lo, tuned_hi=hi,
-                threshold=nb['threshold'], thr_lo=nb['thr_lo'], thr_hi=nb['thr_hi'], censored=nb['censored'],
-                lr_min=float(off['lr'].min()), lr_max=float(off['lr'].max()),
-                n_seeds=int(g['seed'].nunique()), n_runs=len(g), n_lrs=int(g['lr'].nunique()),
-                folders=sorted(set(g['folder'])), cliff=cf, collapses=collapses)  # collapses: (lr, collapsed, runs) of the off arm
-
-# %% ../../nbs/07i_advise.ipynb #8b4abbc8
-def groups(runs: pd.DataFrame) -> pd.DataFrame:
-    "One row per published group with both arms at two or more LRs: its coordinates and `_one_group`'s numbers; `multiple` is the threshold over the tuned LR."
-    rows = []
-    for k, g in runs.groupby(GROUP):
-        if g.groupby(ARM)['lr'].nunique().reindex(list(ARMS)).fillna(0).min() < 2: continue  # nothing to compare
-        rows.append(dict(zip(GROUP, k)) | _one_group(g))
-    gs = pd.DataFrame(rows)
-    for c, t in (('mult', 'threshold'), ('mult_lo', 'thr_lo'), ('mult_hi', 'thr_hi')): gs[c] = gs[t] / gs['tuned_lr']
-    return gs
+__all__ = ['FLAGS', 'KEYS', 'check_question', 'p_needed', 'verdict', 'group_label', 'group_entry', 'answer_measured', 'move',
+           'answer_moved', 'advise', 'format_advice', 'add_advise_args', 'advise_main']
 
 # %% ../../nbs/07i_advise.ipynb #c84e9383
-NUMERIC = tuple(a for a, s in AXES.items() if s != 'category')  # the axes measured in decades
-CATEGORIES = tuple(a for a, s in AXES.items() if s == 'category')
 FLAGS = dict(n_layer='--n-layer', n_embd='--n-embd', steps='--steps', batch_tokens='--batch-tokens', tokenizer='--tokenizer',
              lr='--lr', corpus='--corpus', n_head='--n-head', warmup_iters='--warmup-iters', dataset='--dataset')
 
@@ -141,110 +51,6 @@ def check_question(n_layer, n_embd, steps, batch_tokens, tokenizer, lr, corpus=N
     if corpus is not None and (not isinstance(corpus, str) or not corpus.strip()):
         raise ConfigError(f"--corpus={corpus!r} is not allowed: give a corpus name (e.g. tinystories) or leave it out")
     return {k: int(v) for k, v in cfg.items()} | dict(tokenizer=tokenizer, corpus=corpus, lr=float(lr))
-
-# %% ../../nbs/07i_advise.ipynb #872bc2c8
-QUANTITY_COLS = dict(threshold=('threshold', 'thr_lo', 'thr_hi'), multiple=('mult', 'mult_lo', 'mult_hi'),
-                     tuned=('tuned_lr', 'tuned_lo', 'tuned_hi'))  # what advise moves: (point, lo, hi) columns of `groups`
-N_REPLICATES = 2000  # replicates of every trend and every moved answer (numpy default_rng(0))
-
-# %% ../../nbs/07i_advise.ipynb #6c0af529
-def _usable(gs, q) -> pd.Series:
-    "Groups whose `q` has a closed bracket (a censored threshold cannot be moved or fitted: its bracket is open)."
-    v, lo, hi = QUANTITY_COLS[q]
-    return (gs[lo] > 0) & np.isfinite(gs[hi]) & np.isfinite(gs[v])
-
-# %% ../../nbs/07i_advise.ipynb #751f44c0
-def families(gs: pd.DataFrame, axis: str, q: str = 'threshold') -> list:
-    "The sets of usable groups that differ in `axis` alone: every other axis, the text file, the warmup fraction and the head size equal."
-    d = gs[_usable(gs, q)].assign(_warm=(gs['warmup_iters'] / gs['steps']).round(4), _head=gs['n_embd'] // gs['n_head'])
-    key = [a for a in AXES if a != axis] + ['dataset', '_warm', '_head']
-    return [f.drop(columns=['_warm', '_head']) for _, f in d.groupby(key) if f[axis].nunique() >= 2]
-
-# %% ../../nbs/07i_advise.ipynb #0cd7ef9d
-def _within(x, fam):
-    "x (..., n) with each family's mean taken off along the last axis: one intercept per family, so only the change within a family counts."
-    x = np.array(x, float)
-    for f in np.unique(fam): x[..., fam == f] -= x[..., fam == f].mean(-1, keepdims=True)
-    return x
-
-# %% ../../nbs/07i_advise.ipynb #c9dca527
-def _slope(d: pd.DataFrame, axis: str, v: str) -> tuple:
-    "(x, y, sxx, slope): log10 of `axis` and of column `v` less each family's mean, and the least-squares slope through them."
-    fam = d['fam'].values
-    x = _within(np.log10(d[axis].values.astype(float)), fam)
-    sxx, y = (x * x).sum(), _within(np.log10(d[v].values), fam)
-    return x, y, sxx, float((x * y).sum() / sxx)
-
-# %% ../../nbs/07i_advise.ipynb #c2d813b5
-def _bracket_draws(d: pd.DataFrame, lo: str, hi: str, x, sxx, n: int, rng) -> np.ndarray:
-    "(n,) slopes, each refitted with every group's value drawn log-uniformly in its bracket (as 06c draws a bracketed measure)."
-    l, h = np.log10(d[lo].values), np.log10(d[hi].values)
-    ys = l + (h - l) * rng.random((n, len(d)))
-    return (_within(ys, d['fam'].values) * x).sum(-1) / sxx
-
-# %% ../../nbs/07i_advise.ipynb #4be903bf
-def fit_axis(gs: pd.DataFrame, axis: str, q: str = 'threshold', n: int = N_REPLICATES, seed: int = 0) -> dict:
-    "The trend of log10 `q` per decade of `axis` over its families: slope (one intercept per family), its replicates and the span measured."
-    fs = families(gs, axis, q)
-    out = dict(axis=axis, quantity=q, measured=bool(fs), slope=math.nan, reps=None, n_groups=sum(map(len, fs)), n_families=len(fs),
-               span=None, note='')
-    if not fs: return out | dict(note=f"no published groups differ in {axis} alone")
-    v, lo, hi = QUANTITY_COLS[q]
-    d = pd.concat(fs, keys=range(len(fs)), names=['fam']).reset_index(level=0)
-    x, y, sxx, b = _slope(d, axis, v)
-    rng = np.random.default_rng(seed)
-    reps = _bracket_draws(d, lo, hi, x, sxx, n, rng)
-    dof = len(d) - len(fs) - 1  # the groups' scatter about the lines, beyond what their brackets allow, as a t draw on the slope
-    note = ''
-    if dof >= 1: reps = reps + math.sqrt(((y - b * x) ** 2).sum() / dof / sxx) * rng.standard_t(dof, n)
-    else: note = f"{len(d)} groups in {len(fs)} families leave no scatter to measure: the interval is their brackets' alone"
-    return out | dict(slope=b, reps=reps, span=(float(d[axis].min()), float(d[axis].max())), note=note)
-
-# %% ../../nbs/07i_advise.ipynb #3eb20c79
-def trends(gs: pd.DataFrame, n: int = N_REPLICATES) -> dict:
-    "{quantity: {axis: `fit_axis`}} for every quantity advise moves and every numeric axis."
-    return {q: {a: fit_axis(gs, a, q, n) for a in NUMERIC} for q in QUANTITY_COLS}
-
-# %% ../../nbs/07i_advise.ipynb #8a139aeb
-def slope_interval(tr: dict, level: float = RULE.level) -> tuple:
-    "(lo, hi) of a trend's slope: the replicates' two-sided percentile interval at `level`."
-    a = 50 * (1 - level)
-    return tuple(float(v) for v in np.percentile(tr['reps'], [a, 100 - a]))
-
-# %% ../../nbs/07i_advise.ipynb #440d5d32
-UNMEASURED_SLOPE = 1.0    # decades of the answer per decade of an axis no group varied, each way (LR proportional to batch at most)
-UNMEASURED_CATEGORY = 0.5 # decades each way for a tokenizer no group used (above any text shift measured here, see `category_shift`)
-
-# %% ../../nbs/07i_advise.ipynb #23746c70
-def category_shift(gs: pd.DataFrame, cat: str, q: str = 'threshold') -> float|None:
-    "The largest |log10 ratio| of `q` between usable groups that differ in `cat` alone (None where none do)."
-    d = gs[_usable(gs, q)]
-    key = [a for a in AXES if a != cat] + ['n_head', 'warmup_iters']  # the text file differs with the corpus
-    s = [np.ptp(np.log10(f[QUANTITY_COLS[q][0]])) for _, f in d.groupby(key) if f[cat].nunique() >= 2]
-    return float(max(s)) if s else None
-
-# %% ../../nbs/07i_advise.ipynb #1d065023
-def decades(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
-    "Per group and numeric axis, log10(the builder's value / the group's): how far the group lies from the question."
-    return pd.DataFrame({a: np.log10(cfg[a] / gs[a].astype(float)) for a in NUMERIC}, index=gs.index)
-
-# %% ../../nbs/07i_advise.ipynb #b8e0bafd
-def mismatches(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
-    "Per group, whether its tokenizer and corpus differ from the builder's (a corpus not given matches every corpus)."
-    return pd.DataFrame(dict(tokenizer=gs['tokenizer'] != cfg['tokenizer'],
-                             corpus=(gs['corpus'] != cfg['corpus']) if cfg.get('corpus') else False), index=gs.index)
-
-# %% ../../nbs/07i_advise.ipynb #6954a689
-def nearest(gs: pd.DataFrame, cfg: dict) -> pd.DataFrame:
-    "The groups nearest first: matching tokenizer and corpus first (no trend crosses them), then by distance in decades, then the most runs."
-    dec, mis = decades(gs, cfg), mismatches(gs, cfg)
-    out = gs.assign(distance=np.sqrt((dec ** 2).sum(axis=1)), n_mismatch=mis.sum(axis=1), _runs=-gs['n_runs'])
-    return out.sort_values(['n_mismatch', 'distance', '_runs'], kind='stable').drop(columns='_runs')
-
-# %% ../../nbs/07i_advise.ipynb #42845922
-def outside_range(gs: pd.DataFrame, cfg: dict) -> dict:
-    "Per numeric axis, how many decades the builder's value lies beyond the span any published group measured (0 inside it)."
-    return {a: round(max(0.0, math.log10(cfg[a] / gs[a].max()), math.log10(gs[a].min() / cfg[a])), 4) for a in NUMERIC}
 
 # %% ../../nbs/07i_advise.ipynb #ee3f99cd
 def _in_fit(fit, x) -> bool:
