@@ -7,224 +7,13 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/stories.html.md"""
 # %% ../../nbs/01_stories.ipynb #dd28f8be
 from __future__ import annotations
 import random
+from .words import _cast  # a story's fields and fillers (nbs/01d_words)
 
 # %% auto #0
 __all__ = ['BUILTIN_VERSION', 'builtin_stories']
 
-# %% ../../nbs/01_stories.ipynb #d3617d47
+# %% ../../nbs/01_stories.ipynb #507c4117
 BUILTIN_VERSION = 1  # bump when the generator changes: it is part of the cache key
-
-_GIRLS = ('Lily Mia Emma Sara Lucy Anna Zoe Ella Ruby Sophie Amy Chloe Grace Daisy Rosie Molly Kate Jane Ivy Nora '
-          'Maya Lena Alice Hannah Rita Tina Nina Clara Julia Eva Ava Bella Olive Hazel Poppy Luna Sue Kim Jill May '
-          'Rose Iris Fiona Gina Holly Jenny Kelly Laura Megan Nancy Olivia Penny Quinn Rachel Sally Tessa Uma Vera '
-          'Wendy Yara Abby Beth Cora Dora Elsa Fay Gwen Heidi Isla Jade Kara Leah Mila Nell Pia Rena Tara Willa').split()
-
-# %% ../../nbs/01_stories.ipynb #7cedee6d
-_BOYS = ('Tom Ben Max Sam Tim Leo Jack Finn Jake Noah Luke Adam Ryan Eli Dan Bob Joe Owen Alex Oscar '
-         'Henry Ollie Mark Paul Pete Timmy Billy Jimmy Toby Hugo Kai Ned Ted Ravi Omar Carl Evan Ian Liam Milo '
-         'Andy Bruno Chris David Eddie Frank George Harry Ivan Jonah Kevin Leon Mike Nick Oliver Patrick Ralph Simon '
-         'Theo Victor Walter Zack Arlo Caleb Dexter Felix Gus Jasper Louis Marco Nate Otto Rory Seth Wes Yuri').split()
-_PETS = ('Spot Buddy Fluffy Coco Pip Rex Bubbles Sunny Patch Whiskers Nibbles Dot Ziggy Pepper Muffin Biscuit '
-         'Sparky Snowy Honey Peanut Cookie Bingo Lucky Rusty Tiger Shadow Squeaky Hoppy Fuzzy Button '
-         'Pebble Mittens Socks Ginger Maple Clover Acorn Bean Noodle Pickle Waffle Jelly Tuffy Blue Star Misty').split()
-
-# %% ../../nbs/01_stories.ipynb #d99a3276
-_ANIMALS = {'dog': 'dogs', 'puppy': 'puppies', 'cat': 'cats', 'kitten': 'kittens', 'bunny': 'bunnies',
-            'bird': 'birds', 'duck': 'ducks', 'frog': 'frogs', 'bear': 'bears', 'fox': 'foxes', 'mouse': 'mice',
-            'owl': 'owls', 'squirrel': 'squirrels', 'pig': 'pigs', 'cow': 'cows', 'horse': 'horses',
-            'lamb': 'lambs', 'monkey': 'monkeys', 'lion': 'lions', 'elephant': 'elephants', 'hen': 'hens',
-            'goat': 'goats', 'hedgehog': 'hedgehogs', 'penguin': 'penguins', 'parrot': 'parrots', 'bee': 'bees',
-            'turtle': 'turtles', 'seal': 'seals', 'deer': 'deer', 'raccoon': 'raccoons', 'zebra': 'zebras',
-            'tiger': 'tigers', 'panda': 'pandas', 'koala': 'koalas', 'snail': 'snails', 'crab': 'crabs'}
-_ANIMAL_KINDS = list(_ANIMALS)
-
-# %% ../../nbs/01_stories.ipynb #f54ae0a9
-_TRAITS = ('kind brave shy curious happy clever silly friendly gentle cheerful playful grumpy sleepy busy '
-           'little small tiny fluffy quiet loud smart funny proud careful lazy bouncy sweet young').split()
-_HELPERS = [('Mom', 'f'), ('Dad', 'm'), ('Grandma', 'f'), ('Grandpa', 'm'), ('her big sister', 'f'),
-            ('his big brother', 'm'), ('the teacher', 'f'), ('a wise old owl', 'm'), ('the kind farmer', 'm'),
-            ('Aunt Rose', 'f'), ('Uncle Joe', 'm'), ('the old lady next door', 'f'), ('Mr. Brown', 'm'),
-            ('Mrs. Green', 'f'), ('a friendly giant', 'm'), ('the park ranger', 'f'), ('Nana', 'f'),
-            ('Papa', 'm'), ('the baker', 'm'), ('Miss Hill', 'f')]
-
-# %% ../../nbs/01_stories.ipynb #e7ddcd31
-_PLACES = [('park', 'at', 'the swings'), ('beach', 'on', 'the sand'), ('forest', 'in', 'the tall trees'),  # (place, preposition, a thing there)
-           ('garden', 'in', 'the flowers'), ('farm', 'on', 'the red barn'), ('lake', 'by', 'the water'),
-           ('hill', 'on', 'the soft grass'), ('playground', 'at', 'the slide'), ('school', 'at', 'the classroom'),
-           ('library', 'in', 'the shelves of books'), ('zoo', 'at', 'the monkeys'),
-           ('backyard', 'in', 'the old tree'), ('kitchen', 'in', 'the big table'), ('attic', 'in', 'the old boxes'),
-           ('meadow', 'in', 'the tall grass'), ('river', 'by', 'the rocks'), ('pond', 'by', 'the lily pads'),
-           ('market', 'at', 'the fruit stands')]
-
-# %% ../../nbs/01_stories.ipynb #abe9a9d4
-_PLACES += [('town square', 'in', 'the fountain'), ('castle', 'in', 'the big hall'), ('jungle', 'in', 'the vines'),
-            ('mountain', 'on', 'the path'), ('cave', 'in', 'the dark corner'), ('island', 'on', 'the palm trees'),
-            ('bakery', 'at', 'the warm oven'), ('toy shop', 'at', 'the toy shelves'), ('field', 'in', 'the daisies'),
-            ('woods', 'in', 'the bushes'), ('harbor', 'at', 'the boats'), ('living room', 'in', 'the sofa'),
-            ('camp', 'at', 'the tents'), ('orchard', 'in', 'the apple trees'), ('farmers market', 'at', 'the carts'),
-            ('snowy hill', 'on', 'the snow'), ('sandbox', 'in', 'the sand'), ('pet shop', 'at', 'the fish tanks')]
-
-# %% ../../nbs/01_stories.ipynb #a4176bee
-_OBJECTS = [('ball', 'kick it'), ('kite', 'fly it'), ('teddy bear', 'hug it'), ('doll', 'dress it up'),  # (object, what you do with it)
-            ('toy car', 'race it'), ('hat', 'wear it'), ('balloon', 'hold it'), ('book', 'read it'),
-            ('box of crayons', 'draw with it'), ('stone', 'look at it'), ('shell', 'listen to it'),
-            ('bike', 'ride it'), ('wagon', 'pull it'), ('drum', 'bang it'), ('whistle', 'blow it'),
-            ('blanket', 'sit on it'), ('umbrella', 'open it'), ('toy boat', 'sail it'), ('toy train', 'push it'),
-            ('robot', 'wind it up'), ('puzzle', 'put it together'), ('scarf', 'wear it'), ('bucket', 'fill it'),
-            ('shovel', 'dig with it'), ('jar', 'fill it'), ('spoon', 'stir with it')]
-
-# %% ../../nbs/01_stories.ipynb #d8d1c2e0
-_OBJECTS += [('flute', 'play it'), ('jump rope', 'jump with it'), ('bell', 'ring it'), ('ribbon', 'tie it'),
-             ('cup', 'drink from it'), ('map', 'follow it'), ('key', 'turn it'), ('basket', 'carry it'),
-             ('feather', 'wave it'), ('necklace', 'wear it'), ('ring', 'wear it'), ('sock', 'wear it'),
-             ('truck', 'push it'), ('clock', 'wind it'), ('lamp', 'light it'), ('paintbrush', 'paint with it'),
-             ('sled', 'ride it'), ('flower', 'smell it'), ('coin', 'flip it'), ('yo-yo', 'spin it'),
-             ('top', 'spin it'), ('guitar', 'play it'), ('pillow', 'sleep on it'), ('wand', 'wave it'),
-             ('crown', 'wear it')]
-
-# %% ../../nbs/01_stories.ipynb #576d49df
-_COLORS = 'red blue green yellow pink purple orange white black brown gold silver'.split()
-_LOOKS = 'shiny soft new old round bright striped sparkly little big funny pretty special spotted tiny magic'.split()
-_FOODS = ('cookies cake pie soup bread muffins pancakes sandwiches apples cherries grapes carrots berries '
-          'popcorn pizza cupcakes buns noodles oranges plums pears peas eggs biscuits').split()
-
-# %% ../../nbs/01_stories.ipynb #ae1a498d
-_FEARS = [('the dark', 'the lights went out'), ('thunder', 'the thunder boomed'),  # (fear, the moment it comes)
-          ('the big dog next door', 'the big dog barked at the gate'), ('deep water', 'it was time to swim'),
-          ('the tall slide', 'it was time to go down the slide'), ('bees', 'a bee buzzed by'),
-          ('the loud vacuum', 'the vacuum roared'), ('the first day of school', 'the school bell rang'),
-          ('the shadows on the wall', 'the shadows began to move'), ('the doctor', 'the doctor came in'),
-          ('the wind', 'the wind howled outside'), ('spiders', 'a spider came down from the roof')]
-
-# %% ../../nbs/01_stories.ipynb #073d9ada
-_BREAKABLES = 'vase cup plate lamp jar bowl window mirror picture frame flower pot teapot clock toy plane'.split()
-_WEATHER = ('sunny', 'warm', 'windy', 'cold', 'bright', 'cloudy', 'snowy', 'rainy', 'quiet', 'beautiful', 'foggy')
-_TIMES = ('morning', 'afternoon', 'evening', 'day', 'summer day', 'winter day', 'spring morning', 'fall day')
-
-# %% ../../nbs/01_stories.ipynb #79e026af
-_FILLERS = dict(
-    very=('very', 'so', 'really', 'very, very', 'super', 'quite'),
-    then=('Then', 'After that', 'Soon', 'Next', 'A moment later', 'Before long', 'Suddenly', 'Just then'),
-    said=('said', 'cried', 'shouted', 'whispered', 'called', 'replied', 'exclaimed', 'answered', 'yelled'),
-    asked=('asked', 'wondered', 'said', 'called'),
-    smiled=('smiled', 'grinned', 'laughed', 'giggled', 'beamed', 'nodded'))
-
-# %% ../../nbs/01_stories.ipynb #f63d4c65
-_FILLERS.update(
-    happy=('happy', 'glad', 'joyful', 'cheerful', 'excited', 'thrilled', 'proud', 'delighted'),
-    sad=('sad', 'upset', 'unhappy', 'gloomy', 'worried', 'teary', 'lonely'),
-    scared=('scared', 'afraid', 'frightened', 'nervous', 'shaky'),
-    big=('big', 'huge', 'giant', 'tall', 'massive'),  # all take 'a'
-    nice=('nice', 'kind', 'good', 'sweet', 'helpful', 'caring', 'gentle'),
-    fun=('fun', 'a great time', 'lots of fun', 'the best time', 'so much fun'))
-
-# %% ../../nbs/01_stories.ipynb #cfe40688
-_FILLERS.update(
-    looked=('looked', 'searched', 'peeked', 'checked', 'hunted'),
-    ran=('ran', 'hurried', 'rushed', 'raced', 'skipped', 'hopped', 'walked'),
-    played=('played', 'laughed', 'ran around', 'sang songs', 'danced', 'told jokes', 'had a picnic', 'played games'),
-    spot=('under the bed', 'behind the sofa', 'in the grass', 'under a bush', 'in a hole', 'by the door',
-          'on a high shelf', 'inside a box', 'under a leaf', 'next to a rock', 'in the mud', 'in a tree',
-          'behind the fence', 'under the table', 'in a puddle', 'near the pond'),
-    hug=('gave a big hug to', 'hugged', 'thanked', 'smiled at', 'waved at'))
-
-# %% ../../nbs/01_stories.ipynb #4ae7bc63
-_FILLERS.update(
-    activity=('play tag', 'build a sandcastle', 'look for bugs', 'paint pictures', 'sing songs', 'play hide and seek',
-              'jump in puddles', 'pick flowers', 'feed the ducks', 'climb the hill', 'read a story', 'draw with chalk',
-              'dance in the sun', 'play catch', 'ride bikes', 'splash in the water', 'count the stars',
-              'collect leaves', 'build a tower of blocks', 'play dress-up', 'have a tea party', 'look at the clouds',
-              'chase butterflies', 'dig for treasure', 'blow bubbles', 'make a snowman', 'plant seeds',
-              'watch the boats', 'roll down the hill', 'skip stones', 'go on a treasure hunt', 'make a card',
-              'play music', 'put on a show', 'build a fort', 'play with clay', 'make paper boats', 'hunt for shells',
-              'swing on the swings', 'play in the leaves', 'race paper planes', 'bake cookies'))
-
-# %% ../../nbs/01_stories.ipynb #86ee53f2
-_FILLERS.update(
-    things=('flowers', 'butterflies', 'birds', 'trees', 'clouds', 'rocks', 'shells', 'leaves', 'bugs', 'ants',
-            'frogs', 'fish', 'bees', 'apples', 'mushrooms', 'puddles', 'snails', 'ducks', 'boats', 'kites',
-            'balloons', 'acorns', 'pinecones', 'daisies', 'berries', 'feathers', 'pebbles', 'tulips', 'worms', 'stars'),
-    doing=('sleeping in the sun', 'hopping on the grass', 'singing in a tree', 'eating a snack', 'swimming in the pond',
-           'chasing its tail', 'looking for food', 'building a nest', 'sitting on a log', 'rolling in the mud',
-           'playing with a leaf', 'drinking from a puddle', 'taking a nap', 'running in circles', 'digging a hole',
-           'watching the clouds', 'climbing a branch', 'jumping over a rock', 'splashing in the water'))
-
-# %% ../../nbs/01_stories.ipynb #ab9c5cf9
-_FILLERS.update(
-    adj=('soft', 'bright', 'warm', 'quiet', 'pretty', 'tall', 'green', 'shiny', 'gentle', 'cozy', 'huge', 'tiny',
-         'colorful', 'sparkly', 'fluffy', 'round', 'smooth', 'sweet', 'fresh', 'busy', 'sleepy', 'wild', 'calm',
-         'golden', 'muddy', 'bumpy', 'noisy', 'lovely', 'strange'),
-    color=tuple(_COLORS),
-    animals=tuple(_ANIMALS.values()),
-    some=('some', 'many', 'lots of', 'a few', 'three', 'two', 'so many', 'five'),
-    sound=('a funny sound', 'a loud noise', 'a soft song', 'a little squeak', 'a happy laugh', 'a big splash',
-           'a strange buzz', 'a tiny voice', 'a knock', 'a rustle in the leaves'),
-    felt=('felt', 'was', 'looked', 'seemed'),
-    liked=('liked', 'loved', 'enjoyed'))
-
-# %% ../../nbs/01_stories.ipynb #1abe5320
-class _Slots(dict):
-    "A story's fields; a missing key is a filler, drawn afresh each time a template uses it."
-    def __init__(self, rng): super().__init__(); self.rng = rng
-    def __missing__(self, k): return self.rng.choice(_FILLERS[k])
-
-# %% ../../nbs/01_stories.ipynb #d63123c5
-def _a(phrase):
-    "The phrase with its article: 'an owl', 'a red box' (by the first letter, which is right for these lists)."
-    return ('an ' if phrase[0] in 'aeiou' else 'a ') + phrase
-
-# %% ../../nbs/01_stories.ipynb #cfe8b242
-def _pronouns(w, key, sex):
-    "Set `{key}_he`, `{key}_his`, `{key}_him` and their capitals, so templates follow the character's sex."
-    he, his, him = ('she', 'her', 'her') if sex == 'f' else ('he', 'his', 'him')
-    w.update({key + '_he': he, key + '_his': his, key + '_him': him, key + '_He': he.capitalize(), key + '_His': his.capitalize()})
-
-# %% ../../nbs/01_stories.ipynb #34aca6db
-def _name(rng, names, used):
-    "A name from `names` that no one else in the story has."
-    name = rng.choice(names)
-    while name in used: name = rng.choice(names)
-    used.add(name); return name
-
-# %% ../../nbs/01_stories.ipynb #a3af1a27
-def _character(rng, w, key, used):
-    "Draw a child (70%) or an animal for role `key`: name, intro phrase and pronouns."
-    sex = rng.choice('fm')
-    if rng.random() < 0.7: names, kind = (_GIRLS, 'girl') if sex == 'f' else (_BOYS, 'boy')
-    else: names, kind = _PETS, rng.choice(_ANIMAL_KINDS)
-    name = _name(rng, names, used)
-    w[key], w[key + '_intro'] = name, f"{_a(rng.choice(_TRAITS))} {kind} named {name}"
-    _pronouns(w, key, sex)
-
-# %% ../../nbs/01_stories.ipynb #6e29387e
-def _helper(rng, w):
-    "Draw the grown-up (or owl, or giant) who helps, as `H` with pronouns; 'her big sister' follows the hero's pronoun."
-    h, sex = rng.choice(_HELPERS)
-    if h.startswith(('her ', 'his ')): h = w['A_his'] + h[3:]
-    w['H'] = h; _pronouns(w, 'H', sex)
-
-# %% ../../nbs/01_stories.ipynb #cf8ebcce
-def _object(rng) -> tuple:
-    "Draw the story's object and what one does with it; 40% get a colour, 40% a look, the rest stay plain."
-    obj, use = rng.choice(_OBJECTS)
-    r = rng.random()
-    if r < 0.4: obj = f'{rng.choice(_COLORS)} {obj}'
-    elif r < 0.8: obj = f'{rng.choice(_LOOKS)} {obj}'
-    return obj, use
-
-# %% ../../nbs/01_stories.ipynb #ffb8aed8
-def _cast(rng) -> _Slots:
-    "All per-story fields: hero A, friend B, helper H, place, object, food, fear, ..."
-    w, used = _Slots(rng), set()
-    _character(rng, w, 'A', used); _character(rng, w, 'B', used); _helper(rng, w)
-    place, prep, thing = rng.choice(_PLACES)
-    obj, use = _object(rng)
-    fear, fear_event = rng.choice(_FEARS)
-    w.update(place_n=place, place=f'the {place}', at=f'{prep} the {place}', thing=thing, obj=obj, an_obj=_a(obj),
-             use=use, food=rng.choice(_FOODS), weather=rng.choice(_WEATHER), time=rng.choice(_TIMES),
-             broke=rng.choice(_BREAKABLES), fear=fear, fear_event=fear_event, animal=rng.choice(_ANIMAL_KINDS),
-             a_box=_a(rng.choice(_COLORS) + ' box'), pet=_name(rng, _PETS, used), pet_kind=rng.choice(('dog', 'cat', 'bunny', 'puppy', 'kitten')))
-    return w
 
 # %% ../../nbs/01_stories.ipynb #9f790727
 _P = None  # paragraph break in a story shape
@@ -258,7 +47,10 @@ _SHAPES['lost and found'] = [
     ("One day, {A} took {A_his} {obj} to {place}.", "One {time}, {A} and {A_his} {obj} went to {place}."),
     ("{A_He} {played} and forgot about it.", "{A_He} put it down to look at {thing}."),
     ("When {A_he} came back, the {obj} was gone!", "{then}, {A} saw that {A_his} {obj} was missing."),
-    ("{A} felt {sad}.", "{A} was {very} {sad} and started to cry.", "\"Oh no! Where is my {obj}?\" {A} {said}."), _P,
+    ("{A} felt {sad}.", "{A} was {very} {sad} and started to cry.", "\"Oh no! Where is my {obj}?\" {A} {said}."), _P]
+
+# %% ../../nbs/01_stories.ipynb #2923df35
+_SHAPES['lost and found'] += [
     ("{B} saw {A} and came over.", "{then}, {B} came by.", "{B} heard {A} crying."),
     ("\"Why are you {sad}?\" {B} {asked}.", "\"What is wrong?\" {B} {asked}."),
     ("\"I lost my {obj},\" {A} {said}.", "{A} told {B} about the {obj}."),
@@ -277,7 +69,10 @@ _SHAPES['too high to reach'] = [
     ("But it was stuck high up in a tree.", "But it was on top of a {big} shelf.", "But it was on the roof!"),
     ("{A} was too small to reach it.", "{A_He} jumped and jumped, but {A_he} could not reach it."),
     ("{A_He} tried to climb, but {A_he} slipped.", "{A_He} stretched up {very} high. It did not work.", ""),
-    ("{A} felt {sad}.", "\"I can't do it,\" {A} {said}."), _P,
+    ("{A} felt {sad}.", "\"I can't do it,\" {A} {said}."), _P]
+
+# %% ../../nbs/01_stories.ipynb #7b6eb948
+_SHAPES['too high to reach'] += [
     ("{then}, {H} came by.", "{then}, {B} saw what was wrong."),
     ("\"Can you help me?\" {A} {asked}.", "\"I want that {obj}, but it is too high,\" {A} {said}."),
     ("\"Of course!\" {said} {H}.", "{H} {smiled}. \"Let me help.\""),
@@ -293,7 +88,10 @@ _SHAPES['sharing'] = [
     ("Both of them wanted it.", "{A} wanted to {use}, and so did {B}."),
     ("\"It's mine!\" {A} {said}.", "\"Give it to me!\" {B} {said}."),
     ("They pulled and pulled.", "They began to fight over it.", "They both grabbed it at the same time."),
-    ("", "Oh no! The {obj} fell in the mud.", "{then}, the {obj} broke."), _P,
+    ("", "Oh no! The {obj} fell in the mud.", "{then}, the {obj} broke."), _P]
+
+# %% ../../nbs/01_stories.ipynb #85e950e5
+_SHAPES['sharing'] += [
     ("{H} saw them and came over.", "{then}, {H} heard them."),
     ("\"Why don't you share?\" {H} {asked}.", "\"You can take turns,\" {H} {said}.",
      "\"Friends share their toys,\" {H} {said}."),
@@ -323,7 +121,10 @@ _SHAPES['a hurt animal'] = [
     ("There, {A_he} found a little {animal}.", "{A_He} heard a small noise {spot}. It was a little {animal}!"),
     ("The {animal} was hurt.", "The {animal} was lost and alone.", "The {animal} was stuck {spot}."),
     ("It looked {very} {sad}.", "It was cold and hungry.", ""),
-    ("\"Poor {animal},\" {A} {said}.", "\"Don't be {scared}, I will help you,\" {A} {said}."), _P,
+    ("\"Poor {animal},\" {A} {said}.", "\"Don't be {scared}, I will help you,\" {A} {said}."), _P]
+
+# %% ../../nbs/01_stories.ipynb #a79d1c53
+_SHAPES['a hurt animal'] += [
     ("{A} took the {animal} home.", "{A} called {H}."),
     ("{H} and {A} gave it some {food}.", "{H} helped {A} make a little bed for it.", "They gave it water and a warm blanket."),
     ("Soon the {animal} felt better.", "The next day, the {animal} was strong again."),
@@ -338,7 +139,10 @@ _SHAPES['a mistake'] = [
     ("{A_He} was not careful.", "{A_He} ran too fast.", "{A_He} threw it too high."),
     ("Crash! {A_He} broke the {broke}.", "Oh no! The {broke} fell and broke."),
     ("{A} was {scared}.", "{A} felt {very} {scared}."),
-    ("{A_He} hid the pieces {spot}.", "{A_He} did not tell anyone.", "{A_He} ran to {A_his} room."), _P,
+    ("{A_He} hid the pieces {spot}.", "{A_He} did not tell anyone.", "{A_He} ran to {A_his} room."), _P]
+
+# %% ../../nbs/01_stories.ipynb #ff8cb6ce
+_SHAPES['a mistake'] += [
     ("{then}, {H} came in.", "Later, {H} saw the broken {broke}."),
     ("\"What happened to the {broke}?\" {H} {asked}.", "\"Who broke the {broke}?\" {H} {asked}."),
     ("{A} felt bad inside.", "{A} wanted to hide, but {A_he} knew it was wrong."),
@@ -353,7 +157,10 @@ _SHAPES['rain'] = [
     _OPEN, ("{A} and {B} wanted to go to {place}.", "{A} had a plan to visit {place} with {B}."),
     ("They wanted to {use} there.", "They wanted to have a picnic with {food}.", ""),
     ("But when they woke up, it was raining.", "{then}, dark clouds came and it began to rain."),
-    ("{A} was {sad}.", "\"Now we can't go,\" {A} {said}.", "{A} looked out of the window and sighed."), _P,
+    ("{A} was {sad}.", "\"Now we can't go,\" {A} {said}.", "{A} looked out of the window and sighed."), _P]
+
+# %% ../../nbs/01_stories.ipynb #62754c3b
+_SHAPES['rain'] += [
     ("{H} had an idea.", "{then}, {H} came in with a {big} smile."),
     ("\"Let's make a fort inside!\" {H} {said}.", "\"We can have a picnic in the living room,\" {H} {said}.",
      "\"Let's bake some {food}!\" {H} {said}."),
