@@ -1,4 +1,4 @@
-"""From the table of finished runs to the study's numbers: LR sensitivity, the optimal LR, the QK-norm gap at each LR and its intervals, and the signals of the failure mechanism.
+"""From the table of finished runs to the study's numbers: the capped loss, the loss-vs-LR curves, LR sensitivity, the optimal LR and the QK-norm gap at each LR with its interval.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/metrics.html.md"""
 
@@ -9,19 +9,15 @@ from __future__ import annotations
 import math
 import numpy as np
 import pandas as pd
-import json
-from pathlib import Path
 import functools
-from ..files import ENDED, SETTINGS, CURVE, ARM, load_json, write_json  # statuses and the design, declared once (00_files); the race-free reader
+from ..files import ENDED, SETTINGS, CURVE, ARM  # statuses and the design, declared once (00_files)
+from .intervals import t_interval  # the paired gap's interval (06k_intervals)
 
 # %% auto #0
-__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'SPLIT', 'ENTROPIES', 'WORTSMAN_LRS', 'SENS_COLS', 'ResultsError', 'quoted',
-           'check_results', 'loss_at_init', 'failed', 'capped_loss', 'group_key', 'fmt_num', 'fmt_edge',
-           'fmt_threshold', 'tidy_runs', 'design_axes', 'curve_key', 'per_facet', 'text_entropies', 'split_key',
-           'split_entropies', 'add_entropies', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds',
-           'curve_seeds', 'optimal_lr', 't_quantile', 't_interval', 'welch_interval', 'qk_variants',
-           'compared_variants', 'gap_curves', 'synthetic_results', 'same_grid', 'edge_lrs', 'probe_signals',
-           'first_step']
+__all__ = ['OFF', 'STATUSES', 'REQUIRED', 'WORTSMAN_LRS', 'SENS_COLS', 'ResultsError', 'quoted', 'check_results', 'loss_at_init',
+           'failed', 'capped_loss', 'group_key', 'fmt_num', 'fmt_edge', 'fmt_threshold', 'tidy_runs', 'design_axes',
+           'curve_key', 'per_facet', 'lr_curves', 'on_lrs', 'lr_sensitivity', 'lr_sensitivity_seeds', 'curve_seeds',
+           'optimal_lr', 'qk_variants', 'compared_variants', 'gap_curves', 'same_grid']
 
 # %% ../../nbs/06_metrics.ipynb #56c19600
 OFF = 'none'  # the qk_norm value of the off arm; every other value is a QK-norm variant
@@ -198,61 +194,6 @@ def per_facet(f):
         return out[[*ax, *(c for c in out.columns if c not in ax)]]
     return g
 
-# %% ../../nbs/06_metrics.ipynb #a443c4d6
-def text_entropies(tokens) -> dict:
-    "H1 and H2 (nats per token) of a token sequence: the losses of a unigram and a bigram model of it."
-    t = np.asarray(tokens, dtype=np.int64)  # (N,)
-    n = int(t.max()) + 1
-    c = np.bincount(t, minlength=n).astype(float)
-    p = c[c > 0] / c.sum()
-    pairs, cnt = np.unique(t[:-1] * n + t[1:], return_counts=True)  # each (previous, next) pair once
-    prev = np.bincount(t[:-1], minlength=n).astype(float)
-    h2 = -(cnt / cnt.sum() * np.log(cnt / prev[pairs // n])).sum()
-    return dict(h1=float(-(p * np.log(p)).sum()), h2=float(h2), tokens=len(t))
-
-# %% ../../nbs/06_metrics.ipynb #84cb363c
-SPLIT = ('dataset', 'val_dataset', 'tokenizer', 'val_tokens')  # the config fields that fix a run's validation split
-ENTROPIES = 'entropies.json'
-
-def split_key(cfg: dict) -> str:
-    "The record key of a run's validation split."
-    return json.dumps({k: cfg.get(k) or None for k in SPLIT}, sort_keys=True)
-
-# %% ../../nbs/06_metrics.ipynb #92fcc3b8
-def split_entropies(cfg: dict) -> dict:
-    "H1, H2 of the validation split of the run `cfg` (a config dict), from its prepared data."
-    from qknorm_nb.data.corpora import prepare
-    # the run's own prepared data (its cache): no second cache folder beside the one the cells share
-    d = prepare(cfg['dataset'], cfg['tokenizer'], cfg['train_tokens'], cfg['val_tokens'],
-                val_dataset=cfg.get('val_dataset') or None, cache_dir=cfg.get('data_dir') or None)
-    return text_entropies(d.val)
-
-# %% ../../nbs/06_metrics.ipynb #f41baeca
-def _compute_entropies(new: dict) -> tuple:
-    "({key: entropies} of the splits `new` ({key: config}) that could be read here, {key: why not} of the others)."
-    done, missing = {}, {}
-    for k, cfg in new.items():
-        try: done[k] = split_entropies(cfg)
-        except Exception as e: missing[k] = f"{type(e).__name__}: {e}"  # the text is not here: the bars cannot be drawn
-    return done, missing
-
-# %% ../../nbs/06_metrics.ipynb #4dea68f1
-def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True,
-                  cfgs: dict|None = None, # cell -> its config dict, when the caller read them already; else read here
-                 ) -> pd.DataFrame:
-    "`df` with the columns h1, h2: each cell's split's entropies, from `study_dir/entropies.json` or computed (and recorded)."
-    study_dir = Path(study_dir)
-    known = load_json(study_dir/ENTROPIES) or {}
-    cfgs = {c: (cfgs or {}).get(c) or load_json(study_dir/c/'config.json') or {} for c in df['cell']}
-    keys = {c: split_key(cfg) for c, cfg in cfgs.items() if cfg}
-    new = {k: cfgs[c] for c, k in keys.items() if k not in known}
-    done, missing = _compute_entropies(new) if compute else ({}, {})
-    if done: write_json(study_dir/ENTROPIES, known := known | done)
-    out = df.copy()
-    out.attrs = dict(df.attrs, entropies_missing=missing or {k: 'not computed' for k in new if k not in done})
-    for h in ('h1', 'h2'): out[h] = [(known.get(keys.get(c)) or {}).get(h, np.nan) for c in df['cell']]
-    return out
-
 # %% ../../nbs/06_metrics.ipynb #66dcf6c1
 def lr_curves(df: pd.DataFrame, # study results table
               by=None,          # one curve per value of these columns (None: `curve_key`)
@@ -346,66 +287,6 @@ def optimal_lr(df: pd.DataFrame, # study results table
                      'l0': c['l0'].mean(), 'n_lr': len(c)})
     return pd.DataFrame(rows)
 
-# %% ../../nbs/06_metrics.ipynb #d3c7e1e8
-def _t_abs_cdf(t, nu):
-    "P(|T| < t) for Student's t with integer `nu` degrees of freedom (Abramowitz & Stegun 26.7.3-4)."
-    th = math.atan(t / math.sqrt(nu))
-    s, c2 = math.sin(th), math.cos(th) ** 2
-    if nu % 2 == 0:
-        term, tot = 1.0, 1.0
-        for k in range(2, nu, 2): term *= c2 * (k - 1) / k; tot += term
-        return s * tot
-    if nu == 1: return 2 * th / math.pi
-    term = tot = math.cos(th)
-    for k in range(3, nu - 1, 2): term *= c2 * (k - 1) / k; tot += term
-    return 2 / math.pi * (th + s * tot)
-
-# %% ../../nbs/06_metrics.ipynb #a92d8493
-def t_quantile(p: float, # probability in (0.5, 1), e.g. 0.975 for a 95% two-sided interval
-               nu: int,  # degrees of freedom (a positive integer; n - 1 for a mean of n values)
-              ) -> float:
-    "The `p` quantile of Student's t with `nu` degrees of freedom (bisection on the exact CDF)."
-    if not 0.5 < p < 1: raise ValueError(f"p={p!r} must be in (0.5, 1)")
-    if int(nu) != nu or nu < 1: raise ValueError(f"nu={nu!r} must be a positive integer")
-    nu, target, lo, hi = int(nu), 2 * p - 1, 0.0, 1.0
-    if nu > 1000: return t_quantile(p, 1000)  # within 1e-3 of the normal quantile; the series gets long
-    while _t_abs_cdf(hi, nu) < target: hi *= 2
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if _t_abs_cdf(mid, nu) < target else (lo, mid)
-    return (lo + hi) / 2
-
-# %% ../../nbs/06_metrics.ipynb #0566e58b
-def t_interval(values,              # per-seed values (NaN ignored), e.g. paired off - on differences
-               alpha: float = 0.05, # 1 - confidence level
-              ) -> dict:
-    "Mean, t interval (lo, hi), n, t quantile and standard error of `values`; lo/hi NaN with fewer than 2 values."
-    x = np.asarray(values, dtype=float).ravel()
-    x = x[~np.isnan(x)]
-    n = len(x)
-    mean = float(x.mean()) if n else np.nan
-    if n < 2: return dict(mean=mean, lo=np.nan, hi=np.nan, n=n, t=np.nan, se=np.nan)
-    t, se = t_quantile(1 - alpha / 2, n - 1), float(x.std(ddof=1) / math.sqrt(n))
-    return dict(mean=mean, lo=mean - t * se, hi=mean + t * se, n=n, t=t, se=se)
-
-# %% ../../nbs/06_metrics.ipynb #ee26ccc6
-def welch_interval(a, b,              # the two arms' per-seed values (NaN ignored), every seed of each
-                   alpha: float = 0.05, # 1 - confidence level
-                  ) -> dict:
-    "mean(a) − mean(b) with Welch's t interval (Welch–Satterthwaite df, rounded down: conservative), n_a, n_b, df, t, se."
-    a, b = (np.asarray(v, dtype=float).ravel() for v in (a, b))
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-    na, nb = len(a), len(b)
-    d = float(a.mean() - b.mean()) if na and nb else np.nan
-    out = dict(mean=d, lo=np.nan, hi=np.nan, n_a=na, n_b=nb, n=min(na, nb), df=np.nan, t=np.nan, se=np.nan)
-    if na < 2 or nb < 2: return out
-    va, vb = a.var(ddof=1) / na, b.var(ddof=1) / nb
-    se = math.sqrt(va + vb)
-    if se == 0: return out | dict(lo=d, hi=d, se=0.0, df=na + nb - 2)
-    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
-    t = t_quantile(1 - alpha / 2, max(1, math.floor(df)))
-    return out | dict(lo=d - t * se, hi=d + t * se, df=df, t=t, se=se)
-
 # %% ../../nbs/06_metrics.ipynb #0bcf296f
 def qk_variants(df: pd.DataFrame) -> list:
     "The QK-norm variants (every qk_norm value except 'none') in `df`, sorted."
@@ -469,111 +350,9 @@ def _gap(off: pd.DataFrame, onr: pd.DataFrame, alpha: float) -> dict:
         ti = dict(lo=np.nan, hi=np.nan, t=np.nan)  # unpaired: no paired t interval (the verdicts use Welch's)
     return {'gap': gap, 'gap_std': std, 't_lo': ti['lo'], 't_hi': ti['hi'], 't_q': ti['t'], 'n_pairs': n, 'paired': bool(len(shared))}
 
-# %% ../../nbs/06_metrics.ipynb #2278fa98
-def _valley(lr: float, L: int, lr_opt: float) -> float:
-    "The synthetic loss valley in log-LR around `lr_opt`: steeper below it (undertraining) than above; its best improves a little with depth `L`."
-    best = 1.9 - 0.1 * math.log2(L / 2)
-    x = math.log10(lr / lr_opt)
-    return best + (0.15 if x < 0 else 0.03) * x ** 2
-
-# %% ../../nbs/06_metrics.ipynb #d256dbdf
-def _synthetic_row(qk: str, L: int, lr: float, s: int, v: float, over: float, l0: float, lr_opt: float, max_iters: int, targets) -> dict:
-    "One run of the synthetic study: its loss `v`, diverged when `over` (decades above its arm's break LR) passes 1, and plausible other columns."
-    diverged = over > 1
-    row = dict(cell=f'{qk}-L{L}-lr{lr:.3g}-s{s}', qk_norm=qk, lr=float(lr), n_layer=L, seed=s, n_embd=128,
-               status='diverged' if diverged else 'done', l0=l0,
-               final_val_loss=np.nan if diverged else v, best_val_loss=np.nan if diverged else v - 0.01,
-               diverged_step=int(max_iters * 10 ** -(over - 1)) if diverged else np.nan,
-               max_logit=1e4 if diverged else 10 * (1 + 10 * max(0.0, over)) * (lr / lr_opt) ** 0.25,
-               max_train_loss=3 * l0 if diverged else max(l0, l0 + 5 * over),
-               wall_time=60.0 * L / 4, h1=3.05, h2=2.30)  # the entropies of TinyStories' bytes
-    for tg in targets:
-        row[f'steps_to_{tg}'] = (25 * math.ceil(max_iters * ((l0 - tg) / (l0 - v)) ** 2 / 25)
-                                 if (not diverged and v <= tg) else np.nan)
-    return row
-
-# %% ../../nbs/06_metrics.ipynb #b4b39106
-def _arm_loss(qk: str, L: int, lr: float, lr_opt: float, brk: float, on_cost: float, effect: bool) -> tuple:
-    "(loss before noise, decades above the break LR `brk`) of arm `qk` at depth `L` and LR `lr`: the valley, QK-norm's cost, 1 nat per decade above `brk`."
-    base = _valley(lr, L, lr_opt) + (on_cost if (qk != OFF or not effect) else 0)
-    over = math.log10(lr / brk)  # decades above the break LR
-    return base + max(0.0, over), over
-
-# %% ../../nbs/06_metrics.ipynb #f30a78fd
-def _seed_offsets(rng, n_layers, seeds, seed_noise: float) -> dict:
-    "{(depth, seed): offset}, shared by the arms: the part of the noise pairing by seed cancels (drawn first, depth by depth)."
-    return {(L, s): rng.normal(0, seed_noise) for L in n_layers for s in seeds}
-
-# %% ../../nbs/06_metrics.ipynb #7198bc06
-def synthetic_results(n_layers=(2, 4, 8),           # depths
-                      lrs=(1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0),  # peak LRs (Wortsman's 1-3 pattern)
-                      seeds=(0, 1, 2),
-                      variants=('layernorm',),       # QK-norm variants besides 'none'
-                      l0: float = math.log(256),     # loss at init (byte vocabulary)
-                      lr_opt: float = 0.03,          # bottom of the loss valley
-                      lr_break: float = 0.5,         # off arm breaks above lr_break * (2/n_layer)**depth_exp ...
-                      depth_exp: float = 1.5,        # ... so its break LR falls with depth (negative: rises)
-                      lr_break_on: float = 2.0,      # QK-norm arm breaks above this at every depth
-                      on_cost: float = 0.01,         # nats QK-norm costs everywhere
-                      noise: float = 0.02,           # per-run noise std (nats)
-                      seed_noise: float = 0.03,      # per-(depth, seed) offset shared by the arms (nats)
-                      effect: bool = True,           # False: every arm follows the QK-norm model
-                      max_iters: int = 300, targets=(2.5, 2.0), seed: int = 0,
-                     ) -> pd.DataFrame:
-    "A plausible study results table: the off arm degrades, then diverges, above an LR that falls with depth."
-    rng = np.random.default_rng(seed)
-    shared = _seed_offsets(rng, n_layers, seeds, seed_noise)
-    rows = []
-    for qk in (OFF, *variants):
-        for L in n_layers:
-            brk = lr_break * (2 / L) ** depth_exp if qk == OFF and effect else lr_break_on
-            for lr in lrs:
-                loss, over = _arm_loss(qk, L, lr, lr_opt, brk, on_cost, effect)
-                for s in seeds:
-                    v = loss + shared[(L, s)] + rng.normal(0, noise)
-                    rows.append(_synthetic_row(qk, L, lr, s, v, over, l0, lr_opt, max_iters, targets))
-    return pd.DataFrame(rows)
-
 # %% ../../nbs/06_metrics.ipynb #490a8068
 def same_grid(a: dict, b: dict) -> bool:
     "True when two study declarations have the same preset and the same axes (key order ignored)."
     import json
     key = lambda s: (s.get('preset'), json.dumps(s.get('axes'), sort_keys=True, default=str))
     return key(a) == key(b)
-
-# %% ../../nbs/06_metrics.ipynb #65c1de98
-def edge_lrs(fl: pd.DataFrame,  # `failure_lr` output: lr_trained, lr_first_fail per qk_norm and n_layer
-             df: pd.DataFrame,  # the results table the brackets came from
-            ) -> pd.DataFrame:
-    "Per arm and depth: the LRs at and just above its failure bracket and the highest LR where a run trained, one row each."
-    r, key = tidy_runs(df), curve_key(df)
-    top = r[~r['fail']].groupby(key)['lr'].max()
-    rows = []
-    for f in fl.to_dict('records'):
-        edge = f['lr_trained'] if np.isfinite(f['lr_first_fail']) else np.nan  # no failure on the grid: no edge to be at
-        picks = (('at edge (all trained)', edge), ('just above (first failure)', f['lr_first_fail']),
-                 ('highest LR that trained', top.get(tuple(f[c] for c in key), np.nan)))
-        for what, lr in picks:
-            if np.isfinite(lr): rows.append({**{c: f[c] for c in key}, 'lr': float(lr), 'why': what})
-    out = pd.DataFrame(rows, columns=[*key, 'lr', 'why'])
-    return out.groupby([*key, 'lr'], as_index=False)['why'].agg(' and '.join)
-
-# %% ../../nbs/06_metrics.ipynb #535d5b1c
-def probe_signals(m: pd.DataFrame) -> pd.DataFrame:
-    "Per probe step of a run's metrics: max attention logit over layers, max |output logit|, mean log Z, val and train loss."
-    pr = m.dropna(subset=['max_logit']) if 'max_logit' in m else m.iloc[:0]
-    layer_max = lambda v: max((x for x in v if x is not None and x == x), default=np.nan) if isinstance(v, list) else np.nan
-    out = pd.DataFrame(dict(step=pr['step'].astype(int).values, attn_logit=[layer_max(v) for v in pr.get('max_logit', [])]))
-    for c in ('out_max_abs', 'log_z', 'val_loss', 'train_loss'):
-        out[c] = pd.to_numeric(pr[c], errors='coerce').values if c in pr else np.nan
-    return out
-
-# %% ../../nbs/06_metrics.ipynb #72d7c92a
-def first_step(sig: pd.DataFrame,  # `probe_signals` output
-               col: str,           # the signal's column
-               level: float,       # the level it must reach
-              ) -> float:
-    "The first probe step at which `sig[col]` is ≥ `level` or non-finite; NaN if it never is."
-    v = sig[col].astype(float).values
-    hit = np.flatnonzero((v >= level) | np.isinf(v))
-    return float(sig['step'].values[hit[0]]) if len(hit) else np.nan

@@ -11,7 +11,9 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, design_axes, quoted, tidy_runs, optimal_lr, lr_sensitivity_seeds,
-                               curve_seeds, t_interval, t_quantile, compared_variants, synthetic_results, fmt_num)
+                               curve_seeds, compared_variants, fmt_num)
+from .intervals import t_interval, t_quantile  # every interval over seeds (06k_intervals)
+from .synthetic import synthetic_results  # a rung with a known trend is a synthetic study at one depth (06l_synthetic)
 from .verdicts import USEFUL, fit_fail_curve, failure_lr, not_useful, necessity_bracket, optimum_gap
 from .refine import round_lr, log_mid  # the one LR rounding and log-midpoint (06b)
 from ..files import CURVE, json_safe, now, ARM

@@ -11,7 +11,8 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, curve_key, per_facet, tidy_runs, lr_curves, lr_sensitivity, lr_sensitivity_seeds,
-                               curve_seeds, t_interval, t_quantile, welch_interval, compared_variants, group_key, fmt_num, fmt_edge, ResultsError, quoted)
+                               curve_seeds, compared_variants, group_key, fmt_num, fmt_edge, ResultsError, quoted)
+from .intervals import t_interval, t_quantile, welch_interval  # every interval over seeds (06k_intervals)
 from ..files import CURVE, ARM, DEPTH  # the design, declared once (00_files)
 from ..rule import RULE  # every number of the analysis rule (00c_rule)
 

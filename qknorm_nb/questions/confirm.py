@@ -13,7 +13,8 @@ import pandas as pd
 from ..config import is_num
 from ..arms import VARIANTS
 from ..files import ENDED, FileError, read_yaml, ARM  # the statuses of an ended cell, and the one YAML reader (00_files)
-from ..analysis.metrics import OFF, ResultsError, tidy_runs, text_entropies, design_axes, quoted
+from ..analysis.metrics import OFF, ResultsError, tidy_runs, design_axes, quoted
+from ..analysis.entropy import text_entropies  # a text's unigram entropy (06m_entropy)
 from ..files import CURVE
 from ..analysis.verdicts import crossing
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import qknorm_nb
 from ..config import RUNTIME_FIELDS, CORPORA, LOGGERS, PRESETS, default_values, is_int, is_num, device_problem
 from ..files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now, ARM
-from ..analysis.metrics import add_entropies
+from ..analysis.entropy import add_entropies
 from ..model.probes import MEASURE_NAMES
 from .spec import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
