@@ -292,7 +292,8 @@ def _samples(a) -> int:
 
 # %% ../nbs/13a_cli.ipynb #9fe07f13
 def _ladder(a) -> int:
-    from qknorm_nb.ladder.plan import load_ladder, plan_ladder
+    from qknorm_nb.ladder.plan import load_ladder
+    from qknorm_nb.ladder.record import plan_ladder
     from qknorm_nb.ladder.rungs import run_ladder
     ld = load_ladder(a.ladder, check_data=not a.plan)  # a plan reads results only: no data files needed
     if not a.plan:

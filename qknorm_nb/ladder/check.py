@@ -19,7 +19,8 @@ from ..files import write_json, read_json, sha256, now, ARM
 from ..data.corpora import check_sources
 from ..study.spec import check_folder_name, load_study, fmt_sci
 from ..files import StudyLoader  # the one YAML loader (00_files)
-from .plan import LadderError, json_file
+from .plan import LadderError
+from .record import json_file
 from ..study.sweep import run_study, collect_results
 from ..analysis.metrics import OFF, failed
 from ..analysis.verdicts import failure_lr

@@ -6,24 +6,22 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/ladder.html.md"""
 
 # %% ../../nbs/07e_ladder.ipynb #b602fa13
 from __future__ import annotations
-import math
-from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
 import yaml
 from ..arms import VARIANTS, arm_name
 from ..config import ConfigError, FIELD_TYPES, PRESETS, is_int, is_num, make_config, run_identity
-from ..files import ENDED, FileError, load_json, read_json, read_yaml, ARM
+from ..files import ENDED, FileError, load_json, read_yaml, ARM
 from ..data.corpora import check_sources
-from ..study.spec import StudyError, cell_status, check_keys, check_folder_name, check_study
+from ..study.spec import StudyError, check_keys, check_folder_name, check_study
+from ..study.folder import cell_status
 from ..analysis.metrics import WORTSMAN_LRS
 
 
 # %% auto #0
 __all__ = ['LADDER_KEYS', 'SCALE_KEYS', 'TARGET_KEYS', 'XS', 'BOOKKEEPING', 'LadderError', 'rung_x', 'Rung', 'Ladder',
            'check_ladder', 'load_ladder', 'rung_refine', 'rung_spec', 'rung_shape', 'source_table', 'ladder_dir',
-           'prediction_path', 'target_path', 'rung_table', 'rung_complete', 'json_file', 'check_prediction',
-           'read_prediction', 'needs_prediction', 'has_cells', 'rung_drift', 'check_rung', 'started_lrs', 'plan_ladder']
+           'prediction_path', 'target_path', 'rung_table', 'rung_complete', 'needs_prediction', 'has_cells']
 
 # %% ../../nbs/07e_ladder.ipynb #dfafc1cf
 LADDER_KEYS = ('name', 'arms', 'seeds', 'lrs', 'keep', 'retries', 'refine', 'executor', 'slurm', 'scales', 'target')
@@ -310,57 +308,6 @@ def rung_complete(ld: Ladder, r: Rung, runs_dir='runs') -> bool:
     return _study_complete(ladder_dir(ld, runs_dir)/r.id)
 
 
-# %% ../../nbs/07e_ladder.ipynb #1310c667
-def json_file(path, what: str = 'a JSON file'):
-    "The JSON in the file `path` (`files.read_json`); missing, a folder, not UTF-8, empty or not valid JSON raises `LadderError` naming the file."
-    try: return read_json(path)
-    except FileError as e: raise LadderError(f"{e}: it should be {what}") from None
-
-# %% ../../nbs/07e_ladder.ipynb #50aeb4f5
-def _interval(where, d, positive):
-    "Raise `LadderError` unless `d` holds value, lo and hi: finite numbers (> 0 when `positive`) or null, with lo <= value <= hi."
-    if not isinstance(d, dict): raise LadderError(f"{where}={d!r} must be a mapping with value, lo and hi")
-    ends = [(k, d.get(k)) for k in ('lo', 'value', 'hi') if d.get(k) is not None]
-    for k, v in ends:
-        if not (is_num(v) and math.isfinite(v) and (v > 0 or not positive)):
-            raise LadderError(f"{where}.{k}={v!r} must be a finite {'positive ' if positive else ''}number or null")
-    for (a, x), (b, y) in zip(ends, ends[1:]):
-        if x > y: raise LadderError(f"{where}: {a}={x!r} > {b}={y!r}; an interval needs lo <= value <= hi")
-
-# %% ../../nbs/07e_ladder.ipynb #49726dd6
-def check_prediction(pred, # the parsed file
-                     arms=(), # the arms that must each have a failure-LR interval
-                     **target, # what target must say, e.g. name='tokens-t40', x=10240
-                    ) -> dict:
-    "`pred` when it is a usable prediction (kind, made_at, target, every arm's intervals in order), else `LadderError` naming the key."
-    from qknorm_nb.analysis.forecast import KIND
-    kind = pred.get('kind') if isinstance(pred, dict) else type(pred).__name__
-    if kind != KIND: raise LadderError(f"kind={kind!r} must be {KIND!r}: not a prediction file")
-    try: datetime.fromisoformat(str(pred.get('made_at')).replace('Z', '+00:00'))
-    except ValueError: raise LadderError(f"made_at={pred.get('made_at')!r} must be an ISO 8601 time") from None
-    t, qs = pred.get('target'), pred.get('quantities')
-    if not isinstance(t, dict): raise LadderError(f"target={t!r} must name the predicted run (name, x, x_name)")
-    for k, v in target.items():
-        if not (t.get(k) == v or is_num(t.get(k)) and is_num(v) and math.isclose(t[k], v, rel_tol=1e-9)):
-            raise LadderError(f"target.{k}={t.get(k)!r}, but this rung's {k} is {v!r}: a prediction for another rung, or the ladder file changed")
-    fl = qs.get('failure_lr') if isinstance(qs, dict) else None
-    if not isinstance(fl, dict) or not fl or any(a not in fl for a in arms):
-        raise LadderError(f"quantities.failure_lr={fl!r} must give every arm ({', '.join(arms) or 'one at least'}) its value, lo and hi (null when censored)")
-    for q, per in qs.items():
-        if not isinstance(per, dict): raise LadderError(f"quantities.{q}={per!r} must map each arm to its value, lo and hi")
-        for a, d in per.items(): _interval(f"quantities.{q}.{a}", d, q == 'failure_lr')
-    return pred
-
-
-# %% ../../nbs/07e_ladder.ipynb #25b0bc97
-def read_prediction(path, arms=(), **target) -> dict|None:
-    "The prediction in `path`, checked (`check_prediction`), or None when there is none; a bad one raises `LadderError` naming the file."
-    p = Path(path)
-    if not p.exists() and not p.is_symlink(): return None
-    try: return check_prediction(json_file(p, 'a prediction file'), arms, **target)
-    except LadderError as e: raise LadderError(str(e) if str(e).startswith(str(p)) else f"{p}: {e}") from None
-
-
 # %% ../../nbs/07e_ladder.ipynb #a43901c0
 def needs_prediction(r: Rung) -> bool:
     "Whether rung `r` is predicted before it runs: above the first two of its axis, with cells of its own and a grid of its own (no `lrs_of`)."
@@ -375,99 +322,4 @@ def has_cells(ld: Ladder, r: Rung, runs_dir='runs') -> bool:
 # %% ../../nbs/07e_ladder.ipynb #7c666694
 BOOKKEEPING = ('eval_every', 'eval_iters', 'probe_every', 'ckpt_every', 'log_every', 'loss_targets', 'train_tokens',
                'val_tokens', 'compile', 'fused', 'pin_memory', 'attn_impl')  # how a run is watched or sped up, not what it learns
-
-
-# %% ../../nbs/07e_ladder.ipynb #d59efcd7
-def rung_drift(ld: Ladder, r: Rung, runs_dir='runs') -> dict:
-    "{field: [its cells', the file's]} for each field in which rung `r`'s cells on disk differ from the ladder file's rung (arm, LR, seed and runtime fields aside)."
-    p = ladder_dir(ld, runs_dir)/r.id/'study.json'
-    if not p.exists(): return {}
-    spec = json_file(p, "a rung's study.json")
-    cells = spec.get('cells', {}) if isinstance(spec, dict) else None
-    if not isinstance(cells, dict) or not all(isinstance(c, dict) for c in cells.values()):
-        raise LadderError(f"{p}: cells={cells!r} must map each cell to its config")
-    want, out = rung_shape(r.config.to_dict()), {}
-    for cfg in cells.values():
-        got = rung_shape(cfg)
-        out |= {k: [got.get(k), want.get(k)] for k in sorted(set(got) | set(want)) if k not in out and got.get(k) != want.get(k)}
-    return out
-
-
-# %% ../../nbs/07e_ladder.ipynb #f0d3a4dd
-def _refuse_drift(ld: Ladder, r: Rung, runs_dir):
-    if drift := rung_drift(ld, r, runs_dir):
-        k, (old, new) = next(iter(drift.items()))
-        raise LadderError(f"{ld.source or 'ladder ' + ld.name}: rung {r.id} says {k}={new!r}, but its cells in {ladder_dir(ld, runs_dir)/r.id} "
-                          f"ran with {k}={old!r}" + (f" ({len(drift) - 1} more fields differ)" if len(drift) > 1 else '')
-                          + ": put the value back, or give the changed rung a new name")
-
-
-# %% ../../nbs/07e_ladder.ipynb #078fc1e6
-def check_rung(ld: Ladder, r: Rung, runs_dir='runs'):
-    "Raise `LadderError` (one line) when rung `r`'s record disagrees with the ladder: a `from:` study not there, cells run with other fields, a prediction missing, torn or for another rung."
-    if r.source is not None: source_table(ld, r, runs_dir); return   # the study and its cells of the rung's shape are there
-    _refuse_drift(ld, r, runs_dir)
-    p = prediction_path(ld, r, runs_dir)
-    if needs_prediction(r) and read_prediction(p, ld.arms, name=r.id, x=r.x) is None and has_cells(ld, r, runs_dir):
-        raise LadderError(f"rung {r.id}: its prediction {p} is missing, but the rung has cells: restore the file (git checkout -- {p}); "
-                          "one made now would come after them")
-
-
-# %% ../../nbs/07e_ladder.ipynb #8847b395
-def _grid_of(spec: dict) -> list|None:
-    "The LRs of a study.json's declared cells less the refined ones (`rounds`: refined cell id -> its round); None without cells."
-    refined = spec.get('rounds') or {}
-    return sorted({cfg['lr'] for c, cfg in (spec.get('cells') or {}).items() if c not in refined}) or None
-
-def started_lrs(ld: Ladder, r: Rung, runs_dir='runs') -> list|None:
-    "The grid a started rung's cells were declared on (its study.json's cells less the refined ones); None before it started."
-    return _grid_of(load_json(ladder_dir(ld, runs_dir)/r.id/'study.json') or {})
-
-
-# %% ../../nbs/07e_ladder.ipynb #c2b06a4b
-def _prediction_state(ld: Ladder, r: Rung, runs_dir) -> str:
-    "What the plan says of a predicted rung's prediction: on file, needed, MISSING (the rung ran without it) or DAMAGED (why)."
-    p = prediction_path(ld, r, runs_dir)
-    try: pred = read_prediction(p, ld.arms, name=r.id, x=r.x)
-    except LadderError as e: return f"DAMAGED: {e}"
-    if pred is not None: return 'on file'
-    return f"MISSING: its cells ran; restore {p} from git" if has_cells(ld, r, runs_dir) else 'needed before it runs'
-
-def _target_state(ld: Ladder, runs_dir) -> str:
-    try: return 'on file' if read_prediction(target_path(ld, runs_dir), ld.arms, name=ld.target['name'], x=ld.target['x']) else f"once {ld.target['scale']} is complete"
-    except LadderError as e: return f"DAMAGED: {e}"
-
-
-# %% ../../nbs/07e_ladder.ipynb #7d81314a
-def _rung_state(ld: Ladder, r: Rung, runs_dir) -> tuple[str, list|None]:
-    "(what the plan says of rung `r`'s cells, the grid its study.json declares): its `from:` study's cells, or its own."
-    if r.source is not None:
-        n = len(source_table(ld, r, runs_dir)) if (Path(runs_dir)/r.source/'study.json').exists() else 0
-        return (f"from {Path(runs_dir)/r.source}: {n} cells" + ('' if rung_complete(ld, r, runs_dir) else ', still running or refining')
-                if n else f"from {Path(runs_dir)/r.source}: missing"), None  # where it was looked for: the runs folder given
-    _refuse_drift(ld, r, runs_dir)  # cells run with other fields than the file's: refused, as a run is
-    d = ladder_dir(ld, runs_dir)/r.id
-    spec = load_json(d/'study.json') or {}
-    cells = spec.get('cells', {})
-    ended = sum(cell_status(d/c) in ENDED for c in cells)
-    return 'complete' if rung_complete(ld, r, runs_dir) else f"{ended}/{len(cells)} cells ended" if cells else 'not started', _grid_of(spec)
-
-
-# %% ../../nbs/07e_ladder.ipynb #2b5d7523
-def plan_ladder(ladder, runs_dir='runs') -> list[dict]:
-    "Where each rung stands, without running or predicting anything: its scale, source, cells ended, grid and prediction."
-    ld = ladder if isinstance(ladder, Ladder) else load_ladder(ladder, check_data=False)
-    grids = (load_json(ladder_dir(ld, runs_dir)/'ladder.json') or {}).get('grids') or {}
-    rows = []
-    for r in ld.rungs():
-        state, started = _rung_state(ld, r, runs_dir)
-        lrs = started or grids.get(r.id)  # a started rung's own record first
-        rows.append(dict(rung=r.id, x_name=ld.scales[r.axis]['x'], x=r.x, state=state,
-                         prediction=_prediction_state(ld, r, runs_dir) if needs_prediction(r) else '',
-                         lrs=', '.join(f'{x:.3g}' for x in lrs) if lrs else f'every LR of {r.lrs_of}' if r.lrs_of
-                             else 'the full grid' if r.index == 0 and r.source is None else ''))
-    if ld.target is not None:
-        rows.append(dict(rung=f"target {ld.target['name']}", x_name=ld.scales[ld.target['scale']]['x'], x=ld.target['x'],
-                         state='', prediction=_target_state(ld, runs_dir), lrs=''))
-    return rows
 

@@ -10,9 +10,9 @@ import glob, math
 from pathlib import Path
 from ..config import make_config
 from ..files import load_json, write_json, ARM
-from .plan import (BOOKKEEPING, Ladder, LadderError, Rung, check_rung, has_cells, ladder_dir, load_ladder, prediction_path,
-                              read_prediction, rung_complete, rung_refine, rung_shape, rung_spec, rung_table, rung_x, source_table,
-                              started_lrs, target_path)
+from .plan import (BOOKKEEPING, Ladder, LadderError, Rung, has_cells, ladder_dir, load_ladder, prediction_path,
+                              rung_complete, rung_refine, rung_shape, rung_spec, rung_table, rung_x, source_table, target_path)
+from .record import check_rung, read_prediction, started_lrs
 
 
 # %% auto #0

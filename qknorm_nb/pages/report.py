@@ -130,7 +130,8 @@ def page_for(folder: Path, # a study folder or a ladder folder, resolved
 # %% ../../nbs/07g_report.ipynb #dad35a91
 def check_ladder_record(ladder_file, runs_dir) -> list[dict]:
     "Refuse (one line) a ladder whose record the scale page would stop on: cells run with other fields than the file's, a damaged prediction; else its plan."
-    from qknorm_nb.ladder.plan import LadderError, load_ladder, plan_ladder
+    from qknorm_nb.ladder.plan import LadderError, load_ladder
+    from qknorm_nb.ladder.record import plan_ladder
     rows = plan_ladder(load_ladder(ladder_file, check_data=False), runs_dir)  # a rung edited after it ran: refused by the plan itself
     for r in rows:
         if r['prediction'].startswith('DAMAGED: '):
