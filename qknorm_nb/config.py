@@ -8,14 +8,14 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/config.html.md"""
 from __future__ import annotations
 import ast, dataclasses, difflib, inspect, json, math, os
 from dataclasses import dataclass, field, fields, asdict
-from .files import json_safe
+from .files import json_safe, is_num  # the number test (00_files)
 from .arms import QK_NORMS, VARIANTS  # the arms, declared once (00a_arms)
 
 # %% auto #0
 __all__ = ['TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'FIELD_TYPES',
            'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'TRAIN_PARAMS', 'ConfigError', 'RunConfig', 'is_int',
-           'is_num', 'validate', 'make_config', 'saved_config', 'default_values', 'run_identity', 'read_literal',
-           'given_params', 'check_params', 'config_from_params', 'resolve_device', 'device_problem']
+           'validate', 'make_config', 'saved_config', 'default_values', 'run_identity', 'read_literal', 'given_params',
+           'check_params', 'config_from_params', 'resolve_device', 'device_problem']
 
 # %% ../nbs/00b_config.ipynb #c4cc6df4
 TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
@@ -121,7 +121,6 @@ class RunConfig(_RecordFields):
 
 # %% ../nbs/00b_config.ipynb #8eeec67d
 def is_int(v): return isinstance(v, int) and not isinstance(v, bool)
-def is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 # %% ../nbs/00b_config.ipynb #c7ff8c44
 FIELD_TYPES = {f.name: f.type for f in fields(RunConfig)}  # every field -> 'int', 'float', 'bool', 'str' or 'list'; studies, ladders and checks read it too

@@ -11,10 +11,10 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'RUN_SETTINGS', 'SETTINGS', 'CURVE', 'ARM', 'DEPTH',
-           'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone', 'remove_stale_tmp', 'replace_atomically',
-           'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'FileError', 'read_text',
-           'read_json', 'load_json', 'DuplicateKey', 'StudyLoader', 'read_yaml', 'read_jsonl', 'need', 'check_summary',
-           'check_run_config', 'split_by', 'sha256', 'now']
+           'SAMPLE_FILES', 'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone', 'remove_stale_tmp',
+           'replace_atomically', 'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'FileError',
+           'read_text', 'read_json', 'load_json', 'DuplicateKey', 'StudyLoader', 'read_yaml', 'read_jsonl', 'is_num',
+           'need', 'check_summary', 'check_run_config', 'split_by', 'corpus_of', 'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #4722f0a5
 _fault_visits = {}
@@ -207,6 +207,9 @@ def _is(v, kind) -> bool:
     return dict(number=num, finite=num and math.isfinite(v), int=isinstance(v, int) and not isinstance(v, bool), str=isinstance(v, str),
                 mapping=isinstance(v, dict), list=isinstance(v, list))[kind]
 
+# %% ../nbs/00_files.ipynb #e010482b
+def is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
+
 # %% ../nbs/00_files.ipynb #7991e83a
 def need(path, d: dict, key: str, kind, optional: bool = False):
     "`d[key]` when it is of `kind` (a name in `KINDS`, or a tuple of the allowed values), or absent or null when `optional`; else a `FileError` naming `path`, the key, the value and what is allowed."
@@ -254,6 +257,13 @@ def split_by(df, # a results table (a pandas DataFrame)
         c, vals = next(iter(mixed.items()))
         raise ValueError(f"the rows mix {c} values {', '.join(vals)} where one is expected: split them by {c} first (files.split_by)")
     return list(df.groupby(axis, sort=True, dropna=False))
+
+# %% ../nbs/00_files.ipynb #5bde4f2d
+SAMPLE_FILES = ('tinystories_train_sample.txt', 'tinystories_valid_sample.txt', 'tinystories_train_6mb.txt')  # cut from TinyStories (01b_samples)
+
+def corpus_of(dataset) -> str:
+    "The corpus a run's `dataset` (or `val_dataset`) reads: 'tinystories' for the hub dataset and for any of `SAMPLE_FILES` (cut from it), else the value itself."
+    return 'tinystories' if str(dataset) == 'tinystories' or Path(str(dataset)).name in SAMPLE_FILES else str(dataset)
 
 # %% ../nbs/00_files.ipynb #c534b9cd
 def sha256(path, limit=None) -> str:

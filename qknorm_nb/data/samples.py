@@ -12,7 +12,7 @@ from .corpora import DataError, EOT_MARKER, reachable
 from ..files import atomic_write, sha256
 
 # %% auto #0
-__all__ = ['REPO', 'SAMPLES', 'DEFAULT_DIR', 'SEP', 'corpus_of', 'cut_stories', 'raw_file', 'check_samples', 'make_samples']
+__all__ = ['REPO', 'SAMPLES', 'DEFAULT_DIR', 'SEP', 'cut_stories', 'raw_file', 'check_samples', 'make_samples']
 
 # %% ../../nbs/01b_samples.ipynb #81b072af
 REPO = 'roneneldan/TinyStories'  # the dataset on the Hugging Face hub
@@ -25,11 +25,6 @@ SAMPLES = {  # file name -> the raw file it is cut from, how many separator line
         sha256='41229a8a5ef64d0c2c942eb83f5bcb6d2fc36a6163371a0c6ae6f851a021f158'),                          # prefix: the cut is equivalent
 }
 DEFAULT_DIR = '../shared/data'  # where the study files look for them, relative to the repository root
-
-# %% ../../nbs/01b_samples.ipynb #c0rpu502
-def corpus_of(dataset) -> str:
-    "The corpus a run's `dataset` (or `val_dataset`) reads: 'tinystories' for the hub dataset and for any file of `SAMPLES` (cut from it), else the value itself."
-    return 'tinystories' if str(dataset) == 'tinystories' or Path(str(dataset)).name in SAMPLES else str(dataset)
 
 # %% ../../nbs/01b_samples.ipynb #fe745517
 SEP = (EOT_MARKER + '\n').encode()

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from ..config import is_num
+from ..files import is_num  # the number test (00_files)
 from ..arms import VARIANTS
 from ..files import ENDED, FileError, read_yaml, ARM  # the statuses of an ended cell, and the one YAML reader (00_files)
 from ..analysis.metrics import OFF, ResultsError, tidy_runs, design_axes, quoted

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import pandas as pd
-from ..data.samples import corpus_of
+from ..files import corpus_of  # the corpus a dataset reads (00_files)
 
 # %% auto #0
 __all__ = ['WORTSMAN', 'ASSUMPTIONS', 'SAME_CORPUS', 'SIZES', 'CONDITIONAL', 'Assumption', 'assumptions', 'sizes',

@@ -10,11 +10,10 @@ import math
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from ..files import ARM, COMPLETE
+from ..files import ARM, COMPLETE, corpus_of
 from ..analysis.metrics import OFF, optimal_lr, ResultsError
 from ..analysis.verdicts import necessity_bracket
 from ..questions.cliff import collapse_runs, cliff_fit
-from ..data.samples import corpus_of
 from ..rule import RULE
 
 # %% auto #0

@@ -91,9 +91,6 @@ EXCEPTIONS = {  # (importer, imported module): why, for now
                                     "the contract should declare the design vocabulary",
     ('analysis.metrics', 'data.corpora'): "split_entropies tokenises a run's validation text (data.prepare) for the H1/H2 bars; "
                                           "the run folder should carry them",
-    ('questions.confirm', 'config'): "config.is_num, a one-line number test, belongs in the contract",
-    ('questions.target', 'data.samples'): "samples.corpus_of names the corpus a sample file was cut from; "
-                                          "the contract should declare it",
 }
 
 # %% ../../nbs/16_wings.ipynb #ae06e8c2
