@@ -13,8 +13,8 @@ from .metrics import OFF, fmt_num
 from .verdicts import failure_lr
 from .refine import round_lr  # the one LR rounding (06b)
 from ..files import json_safe, now, ARM
-from .scaling import (COLS, COMPARISONS, FLOORS, LOG_Y, QUANTITIES, Q_WORDS, arms_of, boot_values, fit_trend,
-                               rung_arms, rung_measures, why_censored)
+from .scaling import (COLS, COMPARISONS, FLOORS, LOG_Y, QUANTITIES, Q_WORDS, arms_of, rung_arms, rung_measures)
+from .trend import boot_values, fit_trend, why_censored  # the trend across rungs (06p_trend)
 
 # %% auto #0
 __all__ = ['KIND', 'METHOD', 'TRANSFER_METHOD', 'predict', 'check_lrs', 'prediction_file', 'point_inside', 'score',

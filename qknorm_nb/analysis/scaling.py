@@ -1,4 +1,4 @@
-"""The same QK-norm off/on ablation at several rungs of one scale axis, turned into trends with honest intervals, a prediction for the next rung made before it runs, and a score for that prediction afterwards.
+"""The same QK-norm off/on ablation at several rungs of one scale axis: each rung's measures with honest intervals, and the bootstrap replicates that the trends across rungs, the prediction for the next rung and its score are built from.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/scaling.html.md"""
 
@@ -21,8 +21,7 @@ from ..files import CURVE, json_safe, now, ARM
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',
            'Q_WORDS', 'FLOORS', 'synthetic_rung', 'synthetic_failure_lr', 'rung_arms', 'Quantity', 'arms_of',
-           'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures', 'why_censored', 'boot_values',
-           'fit_trend']
+           'rung_measures', 'split_seeds', 'resample_seeds', 'draw_measures']
 
 # %% ../../nbs/06c_scaling.ipynb #8dd6b927
 X0 = 196608  # non-embedding parameters 12·n_layer·d² of a 4-layer, d=64 GPT: the test ladder's first rung
@@ -307,149 +306,3 @@ def draw_measures(df: pd.DataFrame,         # one rung's results table
         for c in (v, lo, hi, se, n): out[c] = p[c].values  # the rung's own interval, which the draw is inside 95% of the time
         out[v] = [_t_draw(x, e, k, w) for x, e, k, w in zip(p[v], p[se], p[n], u[len(BRACKETED) + j])]
     return out
-
-# %% ../../nbs/06c_scaling.ipynb #ac34f900
-def why_censored(q, arm, row, name, x=None):
-    "Words for a rung whose point value of `q` is missing."
-    v, lo, hi, c = COLS[q]
-    flag = row.get(c, '') if c else ''
-    what = {'above': f"censored above (not reached on the grid: only known to be above {fmt_num(row[lo])})",
-            'below': f"censored below (reached at the grid's lowest LR: only known to be below {fmt_num(row[hi])})",
-            'no data': "without data"}.get(flag, f"NaN{f' ({flag})' if flag else ''}")
-    return f"rung {name}{'' if x is None else f' (x={x:.4g})'}: {q} of {arm!r} is {what}"
-
-# %% ../../nbs/06c_scaling.ipynb #ac4192fe
-def _line(lx, ys):
-    "Least-squares intercept and slope of ys (..., n_rungs) on lx (n_rungs,)."
-    xc = lx - lx.mean()
-    b = ((ys - ys.mean(-1, keepdims=True)) * xc).sum(-1) / (xc ** 2).sum()
-    return ys.mean(-1) - b * lx.mean(), b
-
-# %% ../../nbs/06c_scaling.ipynb #e6e25f45
-def boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, qs):
-    "(n_boot, n_rungs) replicate values: draw_measures(...).loc[arm, quantity] per rung, without building its DataFrame."
-    v, lo, hi, _ = COLS[quantity]
-    ys = np.full((n_boot, len(tables)), np.nan)
-    for i, (t, c) in enumerate(zip(tables, caches)):
-        rng, arms, seeds = np.random.default_rng((seed, i)), rung_arms(t, on), split_seeds(t)
-        r = arms.index(arm)
-        for k in range(n_boot):
-            m, p, u = _replicate(t, rng, arms, seeds, alpha, logit_level, qs, c)
-            if quantity in SEED_MEANS:
-                se, n = SEED_MEANS[quantity]
-                ys[k, i] = _t_draw(p[v].values[r], p[se].values[r], p[n].values[r], u[len(BRACKETED) + list(SEED_MEANS).index(quantity), r])
-            else: ys[k, i] = _draw_value(m[v].values[r], m[lo].values[r], m[hi].values[r], u[BRACKETED.index(quantity), r])
-    return ys
-
-# %% ../../nbs/06c_scaling.ipynb #57e28b3b
-def _trend_args(xs, tables, quantity, arm, names, log_y, on, caches):
-    "`fit_trend`'s arguments checked (a known quantity, an arm that has it, one distinct positive x per table) and defaults filled in."
-    if quantity not in QUANTITIES: raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
-    if quantity in COMPARISONS and arm == OFF: raise ValueError(f"{quantity} compares the arms: give a variant as arm, not {OFF!r}")
-    xs, tables = [float(x) for x in xs], list(tables)
-    if len(xs) != len(tables): raise ValueError(f"{len(xs)} xs for {len(tables)} tables")
-    if min(xs) <= 0 or len(set(xs)) != len(xs): raise ValueError(f"xs must be distinct and positive, got {xs}")
-    names = [f'rung{i}' for i in range(len(xs))] if names is None else list(names)
-    log_y = LOG_Y[quantity] if log_y is None else bool(log_y)
-    on = (arm if arm != OFF else None) if on is None else on
-    return xs, tables, names, log_y, on, caches if caches is not None else [{} for _ in tables]
-
-# %% ../../nbs/06c_scaling.ipynb #d3e1f524
-def _trend_points(tables, caches, arm, on, qs, alpha, logit_level):
-    "Each rung's `rung_measures` row of `arm`, memoised in the rung's cache (the key `boot_values`' replicates also find)."
-    pts = []
-    for t, c in zip(tables, caches):
-        key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
-        if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
-        pts.append(c[key].set_index(ARM).loc[arm])
-    return pts
-
-# %% ../../nbs/06c_scaling.ipynb #574f1452
-def _trend_frame(quantity, arm, names, xs, log_y, pts, n_boot, alpha):
-    "`fit_trend`'s answer before any fit: the rungs' points and intervals, the line's fields NaN (what a refusal returns)."
-    v, lo, hi, _ = COLS[quantity]
-    return dict(quantity=quantity, arm=arm, names=names, xs=xs, log_y=log_y, n_rungs=len(xs), x_min=min(xs), x_max=max(xs),
-                values=[float(p[v]) for p in pts], lo=[float(p[lo]) for p in pts], hi=[float(p[hi]) for p in pts],
-                intercept=np.nan, slope=np.nan, slope_lo=np.nan, slope_hi=np.nan, boot=np.empty((0, 2)),
-                n_boot=n_boot, n_boot_used=0, alpha=alpha, note='')
-
-# %% ../../nbs/06c_scaling.ipynb #acdf0942
-def _no_line(pts, names, xs, quantity, arm, log_y):
-    "Why no line goes through the rungs' points (one rung, a censored one, a log of y ≤ 0), or '' when one does: a refusal names its rung."
-    v = COLS[quantity][0]
-    if len(xs) < 2: return f"one rung ({names[0]}) cannot give a trend"
-    for p, n, x in zip(pts, names, xs):
-        if not np.isfinite(p[v]): return why_censored(quantity, arm, p, n, x) + ": a line through it would be a guess"
-        if log_y and p[v] <= 0: return f"rung {n} (x={x:.4g}): {quantity} of {arm!r} is {p[v]:.3g} ≤ 0, which has no log: fit it with log_y=False"
-    return ''
-
-# %% ../../nbs/06c_scaling.ipynb #9c63f1ad
-def _trend_replicates(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, log_y):
-    "(n_boot, n_rungs) replicate values on the fitted scale (log10 where `log_y`), and which replicates (n_boot,) have every rung."
-    ys = boot_values(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, (quantity,))
-    with np.errstate(divide='ignore', invalid='ignore'): ys = np.log10(ys) if log_y else ys
-    return ys, np.isfinite(ys).all(1)
-
-# %% ../../nbs/06c_scaling.ipynb #7fb6a5d7
-def _missing_replicates(ys, ok, names, pts, quantity):
-    "(refusal, notes) for replicates `ys` (n_boot, n_rungs) without a value at some rung: named, never dropped silently; over half refuses the fit."
-    if ok.all(): return '', []
-    flag, w = COLS[quantity][3], int(np.argmax((~np.isfinite(ys)).sum(0)))  # w: the rung where values are missing most
-    msg = (f"{int((~ok).sum())} of {len(ys)} replicates lack a value at some rung (most often {names[w]}, where "
-           + (f"{quantity} has no t interval" if quantity in SEED_MEANS else
-              f"resampled seeds leave {quantity} censored or its interval open"
-              + (f"; its flag at the point: {pts[w][flag]!r}" if flag and pts[w][flag] else '')) + ")")
-    if ok.sum() < len(ys) / 2: return msg + ": the band would describe a minority of the replicates", []
-    return '', [msg + "; they are left out, so the band is conditional on the rest"]
-
-# %% ../../nbs/06c_scaling.ipynb #0a52af93
-def _line_note(lx, y, a, b, ys, names):
-    "How far the line itself is tested: two rungs give an exact one; with more, a rung off it by over twice its replicates' sd `ys` is named."
-    if len(lx) == 2:
-        return ("two rungs give an exact line, with no residual left to test it: the band comes only from the two rungs' "
-                "replicates (seeds and grid brackets), not from how well a line describes the trend")
-    res, sd = y - (a + b * lx), ys.std(0)
-    j = int(np.argmax(np.abs(res) / np.maximum(sd, 1e-12)))
-    if not abs(res[j]) > 2 * sd[j]: return ''
-    return (f"the rungs are not on one line within their own scatter ({names[j]} is {res[j]:+.3g} off it, its "
-            f"replicates' sd {sd[j]:.2g}): the band understates the uncertainty")
-
-# %% ../../nbs/06c_scaling.ipynb #f9fbacdc
-def _trend_fit(out, ys, notes, alpha):
-    "`out` with the line through its points and the band from the replicates `ys` (n_used, n_rungs) that have every rung."
-    lx, y = np.log10(out['xs']), np.array(out['values'])
-    y = np.log10(y) if out['log_y'] else y
-    a, b = _line(lx, y)
-    ba, bb = _line(lx, ys)
-    lo, hi = np.percentile(bb, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    notes = [*notes, _line_note(lx, y, a, b, ys, out['names'])]
-    unit = 'decades' if out['log_y'] else out['quantity']
-    return {**out, 'intercept': float(a), 'slope': float(b), 'slope_lo': float(lo), 'slope_hi': float(hi),
-            'boot': np.stack([ba, bb], 1), 'n_boot_used': len(ys), 'note': '; '.join(n for n in notes if n),
-            'verdict': 'falls' if hi < 0 else 'rises' if lo > 0 else 'no resolved trend',
-            'reason': f"slope {b:+.3f} [{lo:+.3f}, {hi:+.3f}] {unit} per decade of x over {len(lx)} rungs "
-                      f"({', '.join(f'{n}: {fmt_num(v)}' for n, v in zip(out['names'], out['values']))})"}
-
-# %% ../../nbs/06c_scaling.ipynb #dc854738
-def fit_trend(xs,                      # one scale value per rung (e.g. non-embedding parameters, or tokens)
-              tables,                  # the rungs' results tables, in the order of `xs`
-              quantity: str,           # one of QUANTITIES
-              arm: str,                # the qk_norm arm: 'none' or a variant
-              n_boot: int = 1000,      # bootstrap replicates
-              seed: int = 0,           # RNG seed: the same inputs give the same band
-              log_y: bool|None = None, # fit log10(y) (None: by quantity, `LOG_Y`: False for lr_sens and opt_gap)
-              names=None,              # the rungs' names (default 'rung0', 'rung1', ...)
-              on=None,                 # the variant(s) each rung compares (None: `arm`, or every variant for the off arm)
-              alpha: float = 0.05,     # 1 - level of the slope interval
-              logit_level: float = 1e4, # as in `rung_measures`
-              caches: list|None = None, # one memo dict per rung, shared by calls on the same tables: each seed multiset computed once
-             ) -> dict:
-    "Least-squares line of log10(y) on log10(x) over the rungs, and its band from bootstrap replicates over seeds and grid brackets."
-    xs, tables, names, log_y, on, caches = _trend_args(xs, tables, quantity, arm, names, log_y, on, caches)
-    pts = _trend_points(tables, caches, arm, on, (quantity,), alpha, logit_level)  # only this quantity: its call, not every one
-    out = _trend_frame(quantity, arm, names, xs, log_y, pts, n_boot, alpha)
-    refuse = lambda why: {**out, 'verdict': 'inconclusive', 'reason': why}
-    if why := _no_line(pts, names, xs, quantity, arm, log_y): return refuse(why)
-    ys, ok = _trend_replicates(tables, caches, arm, quantity, n_boot, seed, on, alpha, logit_level, log_y)
-    why, notes = _missing_replicates(ys, ok, names, pts, quantity)
-    return refuse(why) if why else _trend_fit(out, ys[ok], notes, alpha)
