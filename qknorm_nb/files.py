@@ -11,10 +11,11 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'RUN_SETTINGS', 'SETTINGS', 'CURVE', 'ARM', 'DEPTH',
-           'SAMPLE_FILES', 'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone', 'remove_stale_tmp',
-           'replace_atomically', 'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'FileError',
-           'read_text', 'read_json', 'load_json', 'DuplicateKey', 'StudyLoader', 'read_yaml', 'read_jsonl', 'is_num',
-           'need', 'check_summary', 'check_run_config', 'split_by', 'corpus_of', 'sha256', 'now']
+           'DESIGN_FIELDS', 'SAMPLE_FILES', 'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone',
+           'remove_stale_tmp', 'replace_atomically', 'atomic_write', 'atomic_save', 'json_safe', 'write_json',
+           'write_jsonl', 'FileError', 'read_text', 'read_json', 'load_json', 'DuplicateKey', 'StudyLoader',
+           'read_yaml', 'read_jsonl', 'is_num', 'need', 'check_summary', 'check_run_config', 'split_by', 'corpus_of',
+           'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #4722f0a5
 _fault_visits = {}
@@ -245,6 +246,13 @@ def check_run_config(c, path) -> dict:
 SETTINGS = tuple(RUN_SETTINGS)  # the design axes every cell has: the study's cell ids and the results table's first columns
 CURVE = ('qk_norm', 'n_layer')  # one LR curve per arm and depth: what every table groups by (with `metrics.curve_key`'s other axes)
 ARM, DEPTH = CURVE
+
+# %% ../nbs/00_files.ipynb #ec7de9d5
+DESIGN_FIELDS = ('n_layer', 'n_head', 'n_embd', 'block_size', 'bias', 'dropout', 'qk_norm', 'lr', 'min_lr_ratio', 'warmup_iters',
+                 'max_iters', 'token_budget', 'beta1', 'beta2', 'eps', 'weight_decay', 'grad_clip', 'batch_size', 'z_loss',
+                 'dataset', 'val_dataset', 'tokenizer', 'train_tokens', 'val_tokens', 'seed', 'dtype', 'compile', 'attn_impl',
+                 'fused', 'tf32', 'pin_memory', 'eval_every', 'eval_iters', 'probe_every', 'ckpt_every', 'log_every',
+                 'hopeless_after', 'loss_targets')  # every run config field but the runtime ones: what a run computes (00b_config checks)
 
 # %% ../nbs/00_files.ipynb #11196aca
 def split_by(df, # a results table (a pandas DataFrame)

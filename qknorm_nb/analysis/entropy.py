@@ -13,7 +13,7 @@ import pandas as pd
 from ..files import load_json, write_json  # the race-free reader and the atomic writer (00_files)
 
 # %% auto #0
-__all__ = ['SPLIT', 'ENTROPIES', 'text_entropies', 'split_key', 'split_entropies', 'add_entropies']
+__all__ = ['SPLIT', 'ENTROPIES', 'text_entropies', 'split_key', 'add_entropies']
 
 # %% ../../nbs/06m_entropy.ipynb #a443c4d6
 def text_entropies(tokens) -> dict:
@@ -35,26 +35,18 @@ def split_key(cfg: dict) -> str:
     "The record key of a run's validation split."
     return json.dumps({k: cfg.get(k) or None for k in SPLIT}, sort_keys=True)
 
-# %% ../../nbs/06m_entropy.ipynb #92fcc3b8
-def split_entropies(cfg: dict) -> dict:
-    "H1, H2 of the validation split of the run `cfg` (a config dict), from its prepared data."
-    from qknorm_nb.data.tokens import prepare
-    # the run's own prepared data (its cache): no second cache folder beside the one the cells share
-    d = prepare(cfg['dataset'], cfg['tokenizer'], cfg['train_tokens'], cfg['val_tokens'],
-                val_dataset=cfg.get('val_dataset') or None, cache_dir=cfg.get('data_dir') or None)
-    return text_entropies(d.val)
-
 # %% ../../nbs/06m_entropy.ipynb #f41baeca
-def _compute_entropies(new: dict) -> tuple:
-    "({key: entropies} of the splits `new` ({key: config}) that could be read here, {key: why not} of the others)."
+def _compute_entropies(new: dict, compute) -> tuple:
+    "({key: entropies} of the splits `new` ({key: config}) that `compute` (config -> entropies) could read, {key: why not} of the others)."
     done, missing = {}, {}
     for k, cfg in new.items():
-        try: done[k] = split_entropies(cfg)
+        try: done[k] = compute(cfg)
         except Exception as e: missing[k] = f"{type(e).__name__}: {e}"  # the text is not here: the bars cannot be drawn
     return done, missing
 
 # %% ../../nbs/06m_entropy.ipynb #4dea68f1
-def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True,
+def add_entropies(df: pd.DataFrame, study_dir,
+                  compute=None,           # config -> its split's entropies (the sweep's `split_entropies` reads the data); None: the record only
                   cfgs: dict|None = None, # cell -> its config dict, when the caller read them already; else read here
                  ) -> pd.DataFrame:
     "`df` with the columns h1, h2: each cell's split's entropies, from `study_dir/entropies.json` or computed (and recorded)."
@@ -63,7 +55,7 @@ def add_entropies(df: pd.DataFrame, study_dir, compute: bool = True,
     cfgs = {c: (cfgs or {}).get(c) or load_json(study_dir/c/'config.json') or {} for c in df['cell']}
     keys = {c: split_key(cfg) for c, cfg in cfgs.items() if cfg}
     new = {k: cfgs[c] for c, k in keys.items() if k not in known}
-    done, missing = _compute_entropies(new) if compute else ({}, {})
+    done, missing = _compute_entropies(new, compute) if compute else ({}, {})
     if done: write_json(study_dir/ENTROPIES, known := known | done)
     out = df.copy()
     out.attrs = dict(df.attrs, entropies_missing=missing or {k: 'not computed' for k in new if k not in done})

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import functools
-from ..files import ENDED, SETTINGS, CURVE, ARM  # statuses and the design, declared once (00_files)
+from ..files import ENDED, SETTINGS, CURVE, ARM, DESIGN_FIELDS  # statuses and the design, declared once (00_files)
 from .intervals import t_interval  # the paired gap's interval (06k_intervals)
 
 # %% auto #0
@@ -170,8 +170,7 @@ def tidy_runs(df: pd.DataFrame, # study results table
 # %% ../../nbs/06_metrics.ipynb #2a77a2fb
 def design_axes(df: pd.DataFrame) -> list:
     "The config columns of `df` besides the run settings (`files.SETTINGS`) that take more than one value: a study's other axes."
-    from qknorm_nb.config import FIELD_TYPES, RUNTIME_FIELDS  # what a config field is (00b_config), asked only here
-    return [c for c in df.columns if c in FIELD_TYPES and c not in SETTINGS and c not in RUNTIME_FIELDS
+    return [c for c in df.columns if c in DESIGN_FIELDS and c not in SETTINGS  # the contract's design vocabulary: no runtime field
             and df[c].astype(str).nunique() > 1]
 
 # %% ../../nbs/06_metrics.ipynb #d2312084

@@ -15,7 +15,7 @@ from pathlib import Path
 import qknorm_nb
 from ..config import RUNTIME_FIELDS, CORPORA, LOGGERS, PRESETS, default_values, is_int, is_num, device_problem
 from ..files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now, ARM
-from ..analysis.entropy import add_entropies
+from ..analysis.entropy import add_entropies, text_entropies  # the study's record of the entropies, and their arithmetic
 from ..model.probes import MEASURE_NAMES
 from .spec import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
                              cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
@@ -26,9 +26,9 @@ from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, cl
 
 # %% auto #0
 __all__ = ['DISK_FULL', 'CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'disk_full', 'run_cell', 'cell_params', 'study_tasks',
-           'task_cells', 'run_task', 'collect_results', 'write_results', 'visible_gpus', 'SweepResult',
-           'check_writable', 'design_difference', 'check_study_folder', 'CellJob', 'sweep_slots', 'refine_round',
-           'preflight', 'data_files', 'run_study']
+           'task_cells', 'run_task', 'split_entropies', 'collect_results', 'write_results', 'visible_gpus',
+           'SweepResult', 'check_writable', 'design_difference', 'check_study_folder', 'CellJob', 'sweep_slots',
+           'refine_round', 'preflight', 'data_files', 'run_study']
 
 # %% ../../nbs/07c_sweep.ipynb #5d0fbef7
 def _short_error(e: BaseException, limit=1000) -> str:
@@ -190,6 +190,15 @@ def _results_frame(rows: list, extra: list, steps: list):
     for c in ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'round', *steps): df[c] = df[c].astype('Int64')
     return df
 
+# %% ../../nbs/07c_sweep.ipynb #6fd308d6
+def split_entropies(cfg: dict) -> dict:
+    "H1, H2 of the validation split of the run `cfg` (a config dict), from its prepared data."
+    from qknorm_nb.data.tokens import prepare
+    # the run's own prepared data (its cache): no second cache folder beside the one the cells share
+    d = prepare(cfg['dataset'], cfg['tokenizer'], cfg['train_tokens'], cfg['val_tokens'],
+                val_dataset=cfg.get('val_dataset') or None, cache_dir=cfg.get('data_dir') or None)
+    return text_entropies(d.val)
+
 # %% ../../nbs/07c_sweep.ipynb #7e2abd58
 def collect_results(study_dir):
     "A DataFrame with one row per declared cell of `study_dir` that has a readable summary.json; `df.attrs['left_out']` names the folders it could not use, and why."
@@ -210,7 +219,7 @@ def collect_results(study_dir):
         targets |= {str(t) for t in (s.get('steps_to_target') or {})}
         rows.append(_result_row(name, cfg, s, extra, rounds.get(name, 0)))
     steps = [f'steps_to_{t}' for t in sorted(targets, key=float, reverse=True)]
-    df = add_entropies(_results_frame(rows, extra, steps), study_dir, cfgs=cfgs)  # h1, h2: the validation text's entropies, which the rule's usefulness bars read
+    df = add_entropies(_results_frame(rows, extra, steps), study_dir, split_entropies, cfgs=cfgs)  # h1, h2: the validation text's entropies, which the rule's usefulness bars read
     df.attrs['left_out'] = left_out
     return df.sort_values(['n_layer', ARM, 'seed', 'lr', 'cell'], kind='stable', ignore_index=True)
 

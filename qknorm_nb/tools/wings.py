@@ -87,10 +87,6 @@ ALLOWED = {
 
 # %% ../../nbs/16_wings.ipynb #ff701bac
 EXCEPTIONS = {  # (importer, imported module): why, for now
-    ('analysis.metrics', 'config'): "design_axes asks config.FIELD_TYPES and RUNTIME_FIELDS which columns are config fields; "
-                                    "the contract should declare the design vocabulary",
-    ('analysis.metrics', 'data.corpora'): "split_entropies tokenises a run's validation text (data.prepare) for the H1/H2 bars; "
-                                          "the run folder should carry them",
 }
 
 # %% ../../nbs/16_wings.ipynb #ae06e8c2
