@@ -1,4 +1,4 @@
-"""Corpora, tokenizers, cached token files and deterministic batches.
+"""Corpora and tokenizers: where a run's text comes from, and how it becomes token ids.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/data.html.md"""
 
@@ -6,23 +6,19 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/data.html.md"""
 
 # %% ../../nbs/01a_data.ipynb #0344c78a
 from __future__ import annotations
-import hashlib, itertools, json, os, re, shutil, socket, sys, threading, time, uuid
-from dataclasses import dataclass
-from datetime import datetime, timezone
+import hashlib, json, os, shutil, socket, threading, uuid
 from pathlib import Path
 from urllib.parse import urlparse
 import numpy as np
-import torch
 from ..files import sha256
 from ..config import CORPORA, HUB_CORPORA, TOKENIZERS, ConfigError
-from .stories import builtin_stories, BUILTIN_VERSION  # the builtin corpus (nbs/01_stories)
+from .stories import builtin_stories  # the builtin corpus (nbs/01_stories)
 
 # %% auto #0
-__all__ = ['LOCAL_SUFFIXES', 'EOT_MARKER', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GPT2_RANKS_URL', 'GPT2_RANKS_SHA256',
-           'FORMAT_VERSION', 'MIN_TOKENS', 'DataError', 'DatasetError', 'check_dataset', 'check_sources', 'jsonl_text',
-           'local_files', 'local_documents', 'reachable', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path',
-           'seed_tiktoken_cache', 'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer', 'data_warnings',
-           'say_warnings', 'default_cache_dir', 'Prepared', 'prepare', 'windows', 'get_batch']
+__all__ = ['LOCAL_SUFFIXES', 'EOT_MARKER', 'HOLDOUT_EVERY', 'HUB', 'SPLITS', 'GPT2_RANKS_URL', 'GPT2_RANKS_SHA256', 'DataError',
+           'DatasetError', 'check_dataset', 'check_sources', 'jsonl_text', 'local_files', 'local_documents',
+           'reachable', 'iter_documents', 'tiktoken_cache_dir', 'gpt2_ranks_path', 'seed_tiktoken_cache',
+           'ByteTokenizer', 'TiktokenTokenizer', 'get_tokenizer']
 
 # %% ../../nbs/01a_data.ipynb #f16f89b3
 class DataError(ValueError):
@@ -264,246 +260,3 @@ def get_tokenizer(name: str): # 'bytes' or 'gpt2'
     "The tokenizer called `name`: an object with `.name`, `.vocab_size`, `.eot`, `.encode(str)` and `.decode(ids)`."
     if name not in _BUILD_TOKENIZER: raise DataError(f"tokenizer={name!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
     return _BUILD_TOKENIZER[name]()
-
-# %% ../../nbs/01a_data.ipynb #51f354c2
-def _text_words(split: str, dataset: str, val_dataset: str|None) -> str:
-    "The text a split comes from, as the user set it: `dataset=...`, `val_dataset=...` or the held-out documents of `dataset`."
-    if split == 'train': return f"the training text (dataset={dataset!r})"
-    if val_dataset: return f"the validation text (val_dataset={val_dataset!r})"
-    held = 'the held-out split' if dataset in CORPORA else f"every {HOLDOUT_EVERY}th document"
-    return f"the validation text ({held} of dataset={dataset!r}, as no val_dataset is set)"
-
-# %% ../../nbs/01a_data.ipynb #255565c2
-def data_warnings(meta: dict) -> list[str]:
-    "What a run should know about the tokens it trains and validates on (`Prepared.meta`): validation text that is training text, a text shorter than its budget."
-    ws, src = [], meta.get('sources') or {}
-    if src.get('val_dataset') and src.get('val_dataset') == src.get('dataset'):
-        ws.append(f"val_dataset is the same text as dataset ({meta['dataset']!r}): the validation loss is measured on training text")
-    for split in ('train', 'val'):
-        c = meta.get(split) or {}
-        if c.get('exhausted'):
-            ws.append(f"{_text_words(split, meta['dataset'], meta.get('val_dataset'))} ended after {c['tokens']:,} of the "
-                      f"{c['requested']:,} requested tokens ({split}_tokens)")
-    return ws
-
-# %% ../../nbs/01a_data.ipynb #f94b82b4
-def say_warnings(ws: list[str]):
-    "Print each warning once on stderr, in the package's words (a Python `UserWarning` would add its file, line and source line)."
-    for w in ws: print(f"qknorm: warning: {w}", file=sys.stderr)
-
-# %% ../../nbs/01a_data.ipynb #e40bce9b
-FORMAT_VERSION = 1
-MIN_TOKENS = 1_000  # fewer tokens than this cannot fill even a few training windows
-
-def default_cache_dir() -> Path:
-    "Where prepared tokens live: $QKNORM_DATA if set, else ~/.cache/qknorm_nb/data."
-    return Path(os.environ.get('QKNORM_DATA') or '~/.cache/qknorm_nb/data').expanduser()
-
-# %% ../../nbs/01a_data.ipynb #947158ad
-@dataclass
-class Prepared:
-    "Prepared token files: the cache folder, its meta.json, and read-only memmaps of the train and val tokens."
-    dir: Path
-    meta: dict
-    train: np.memmap  # (N,) uint16 (uint32 for vocabularies above 65,536)
-    val: np.memmap
-
-    def __repr__(self):
-        return f"Prepared({self.dir.name}: train={len(self.train):,} val={len(self.val):,} {self.meta['tokenizer']} tokens)"
-
-# %% ../../nbs/01a_data.ipynb #b1a8c6e7
-def _source_spec(source: str, name: str = 'dataset') -> dict:
-    "What identifies `source` (the argument `name`)'s content in the cache key: a corpus name and version, or local files with size and mtime."
-    if source == 'builtin': return dict(kind='builtin', version=BUILTIN_VERSION)
-    if source in HUB: return dict(kind='hub', corpus=source, **{k: v for k, v in HUB[source].items() if k != 'val_split'})
-    check_dataset(source, name)
-    path = Path(source).expanduser().resolve()
-    files = [(str(f.relative_to(path)) if f != path else '', f.stat()) for f in local_files(path)]
-    return dict(kind='local', path=str(path), files=[dict(name=n, size=s.st_size, mtime_ns=s.st_mtime_ns) for n, s in files])
-
-# %% ../../nbs/01a_data.ipynb #fca0c5b0
-def _slug(source: str) -> str:
-    "A readable start for the cache folder's name: the corpus, or the file's stem in safe characters."
-    return source if source in CORPORA else re.sub(r'[^A-Za-z0-9_.-]+', '-', Path(source).stem)[:40] or 'local'
-
-# %% ../../nbs/01a_data.ipynb #20d9d528
-def _batched(it, n):
-    "Lists of `n` items from `it` (the last may be shorter): tokenizing 64 documents at a time keeps memory flat."
-    it = iter(it)
-    while batch := list(itertools.islice(it, n)): yield batch
-
-# %% ../../nbs/01a_data.ipynb #0f7fb29a
-def _write_tokens(path: Path, docs, tok, budget: int, dtype) -> dict:
-    "Tokenize `docs` in batches and write at most `budget` tokens to `path`; returns counts and the sha256."
-    h, n, ndocs, nbytes = hashlib.sha256(), 0, 0, 0
-    with open(path, 'wb', buffering=1 << 20) as f:
-        for batch in _batched(docs, 64):
-            nbytes += sum(len(d.encode('utf-8')) for d in batch)  # UTF-8 text read (the last batch may be cut below)
-            arr = tok.encode_docs(batch).astype(dtype)[:budget - n]  # (tokens,) each document followed by eot
-            ndocs += int((arr == tok.eot).sum()) + int(len(arr) > 0 and arr[-1] != tok.eot)  # a cut document counts
-            b = arr.tobytes(); f.write(b); h.update(b); n += len(arr)
-            if n >= budget: break
-    return dict(tokens=n, docs=ndocs, requested=budget, exhausted=n < budget, text_bytes=nbytes, sha256=h.hexdigest())
-
-# %% ../../nbs/01a_data.ipynb #d36404ca
-def _open(folder: Path) -> tuple[Prepared | None, str]:
-    "The cache in `folder` if it is complete and intact, else None and the reason."
-    try:
-        meta = json.loads((folder/'meta.json').read_text())
-        if meta.get('format') != FORMAT_VERSION: return None, f"format {meta.get('format')} is not {FORMAT_VERSION}"
-        arrays = {}
-        for split in ('train', 'val'):
-            f, m = folder/f'{split}.bin', meta[split]
-            size = f.stat().st_size
-            if size != m['tokens'] * np.dtype(meta['dtype']).itemsize: return None, f"{f.name} has {size} bytes, meta.json expects {m['tokens']} tokens"
-            if sha256(f) != m['sha256']: return None, f"{f.name} does not match its sha256 in meta.json"
-            arrays[split] = np.memmap(f, dtype=meta['dtype'], mode='r')
-        return Prepared(folder, meta, arrays['train'], arrays['val']), ''
-    except FileNotFoundError as e: return None, f"{Path(e.filename).name} is missing"
-    except (OSError, ValueError, KeyError, TypeError) as e: return None, f"unreadable ({type(e).__name__}: {e})"
-
-
-# %% ../../nbs/01a_data.ipynb #a86222e4
-def _publish(tmp: Path, final: Path):
-    "Rename the finished build `tmp` to `final`; a valid cache that another worker published first wins."
-    for _ in range(3):
-        try: os.rename(tmp, final); return
-        except OSError: pass  # `final` exists: another worker's build, or the broken cache we are replacing
-        if _open(final)[0] is not None: shutil.rmtree(tmp, ignore_errors=True); return
-        bad = final.with_name(f'.bad-{final.name}-{uuid.uuid4().hex[:8]}')
-        try: os.rename(final, bad)
-        except FileNotFoundError: pass
-        shutil.rmtree(bad, ignore_errors=True)
-    raise DataError(f"could not move the prepared data {tmp} into place at {final}")
-
-# %% ../../nbs/01a_data.ipynb #9a8ad0ad
-def _sweep_stale(root: Path, age_s: float = 86_400):
-    "Remove temporary and broken folders left by killed builds more than a day ago."
-    for p in itertools.chain(root.glob('.tmp-*'), root.glob('.bad-*')):
-        try:
-            if time.time() - p.stat().st_mtime > age_s: shutil.rmtree(p, ignore_errors=True)
-        except OSError: pass
-
-# %% ../../nbs/01a_data.ipynb #d1dbefba
-def _check_request(train_tokens, val_tokens, seed, tokenizer):
-    "Refuse bad budgets, a bad seed or an unknown tokenizer before any text is read or any file written."
-    for n, v in (('train_tokens', train_tokens), ('val_tokens', val_tokens)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < MIN_TOKENS:
-            raise DataError(f"{n}={v!r} must be an int >= {MIN_TOKENS}")
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0: raise DataError(f"seed={seed!r} must be an int >= 0")
-    if tokenizer not in TOKENIZERS: raise DataError(f"tokenizer={tokenizer!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
-
-# %% ../../nbs/01a_data.ipynb #c8df787f
-def _cache_key(dataset, val_dataset, tokenizer, train_tokens, val_tokens, seed) -> tuple[dict, str]:
-    "Everything that determines the tokens, and its 12-digit hash (the seed counts only where the builtin corpus is read)."
-    spec = _source_spec(dataset)
-    vspec = _source_spec(val_dataset, 'val_dataset') if val_dataset else None
-    uses_seed = 'builtin' in (dataset, val_dataset)
-    key = dict(format=FORMAT_VERSION, dataset=spec, val_dataset=vspec, tokenizer=tokenizer, train_tokens=train_tokens,
-               val_tokens=val_tokens, seed=seed if uses_seed else None)
-    return key, hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
-
-# %% ../../nbs/01a_data.ipynb #e8c64bc7
-def _reuse(final: Path) -> Prepared | None:
-    "The intact cache in `final`, or None: absent, or broken (said on stderr; the caller rebuilds it)."
-    if not final.exists(): return None
-    found, why = _open(final)
-    if found is None: say_warnings([f"prepared data in {final} is broken ({why}); rebuilding it"])
-    return found
-
-# %% ../../nbs/01a_data.ipynb #21fbd9f8
-def _documents(dataset, val_dataset, seed) -> tuple:
-    "The training and validation documents: `val_dataset` as a whole when set, else `dataset`'s own held-out part."
-    train = iter_documents(dataset, 'all' if val_dataset else 'train', seed)
-    return train, (iter_documents(val_dataset, 'all', seed) if val_dataset else iter_documents(dataset, 'val', seed))
-
-# %% ../../nbs/01a_data.ipynb #8ba1b3c7
-def _write_splits(folder: Path, docs: tuple, tok, budgets: tuple, dtype, dataset, val_dataset) -> dict:
-    "Write train.bin and val.bin into `folder`; a text too short to train on is an error naming its setting."
-    counts = {'train': _write_tokens(folder/'train.bin', docs[0], tok, budgets[0], dtype),
-              'val': _write_tokens(folder/'val.bin', docs[1], tok, budgets[1], dtype)}
-    for split, c in counts.items():
-        if c['tokens'] < MIN_TOKENS:
-            raise DataError(f"{_text_words(split, dataset, val_dataset)} yielded only {c['tokens']} tokens; at least {MIN_TOKENS} are needed "
-                            f"(check that the file holds text in the expected format)")
-    return counts
-
-# %% ../../nbs/01a_data.ipynb #ca0bea46
-def _build_meta(key: dict, digest: str, t0: float, dataset, val_dataset, tok, dtype, counts: dict) -> dict:
-    "meta.json: the request, where validation came from, the counts and sha256s, and the head sha256 of local files."
-    spec, vspec = key['dataset'], key['val_dataset']
-    meta = dict(format=FORMAT_VERSION, key=digest, created=datetime.now(timezone.utc).isoformat(timespec='seconds'),
-                build_seconds=round(time.time() - t0, 2), dataset=dataset, val_dataset=val_dataset,
-                val_from=('val_dataset' if val_dataset else 'held-out split' if dataset in CORPORA else f'every {HOLDOUT_EVERY}th document'),
-                sources=dict(dataset=spec, val_dataset=vspec), tokenizer=key['tokenizer'], vocab_size=tok.vocab_size,
-                eot=tok.eot, dtype=dtype, seed=key['seed'], **counts)
-    for name, s in (('dataset', spec), ('val_dataset', vspec)):  # fingerprint local files: sha256 of their first MiB
-        if s and s['kind'] == 'local':
-            meta['sources'][name]['head_sha256'] = [sha256(Path(s['path'])/f['name'], 1 << 20) for f in s['files']]
-    return meta
-
-# %% ../../nbs/01a_data.ipynb #8b4991f9
-def _build(tmp: Path, final: Path, key: dict, digest: str, tok, docs: tuple, dtype, dataset, val_dataset):
-    "Write the token files and meta.json into `tmp`, then publish it as `final`; on any failure `tmp` goes."
-    try:
-        t0 = time.time()
-        counts = _write_splits(tmp, docs, tok, (key['train_tokens'], key['val_tokens']), dtype, dataset, val_dataset)
-        meta = _build_meta(key, digest, t0, dataset, val_dataset, tok, dtype, counts)
-        say_warnings(data_warnings(meta))  # the run records them too (its summary's data_warnings)
-        (tmp/'meta.json').write_text(json.dumps(meta, indent=1))
-        _publish(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
-
-# %% ../../nbs/01a_data.ipynb #b1a6bb6d
-def prepare(dataset: str = 'builtin',  # 'builtin', 'tinystories', 'fineweb-edu', or a local file/folder
-            tokenizer: str = 'bytes',  # 'bytes' or 'gpt2'
-            train_tokens: int = 2_000_000, # training tokens to write (fewer if the source ends first)
-            val_tokens: int = 100_000,     # validation tokens to write
-            val_dataset: str | None = None, # a separate validation source, read as a whole
-            cache_dir: str | Path | None = None, # default: `default_cache_dir()`
-            seed: int = 0,                  # the builtin corpus's stream (other sources ignore it)
-           ) -> Prepared:
-    "Tokenize `dataset` once into train.bin / val.bin in a cache folder keyed by the inputs; later calls just open them."
-    "Tokenize `dataset` once into train.bin / val.bin in a cache folder keyed by the inputs; later calls just open them."
-    _check_request(train_tokens, val_tokens, seed, tokenizer)
-    dataset, val_dataset = str(dataset), (str(val_dataset) if val_dataset else None)  # a Path works too
-    key, digest = _cache_key(dataset, val_dataset, tokenizer, train_tokens, val_tokens, seed)
-    root = Path(cache_dir or default_cache_dir()).expanduser()
-    final = root/f'{_slug(dataset)}-{tokenizer}-{digest}'
-    if (found := _reuse(final)) is not None: return found
-
-    # everything that can fail for a bad source or tokenizer fails here, before any file is written
-    tok, docs = get_tokenizer(tokenizer), _documents(dataset, val_dataset, seed)
-    dtype = 'uint16' if tok.vocab_size <= 1 << 16 else 'uint32'
-
-    root.mkdir(parents=True, exist_ok=True); _sweep_stale(root)
-    tmp = root/f'.tmp-{final.name}-{uuid.uuid4().hex[:8]}'
-    tmp.mkdir()
-    _build(tmp, final, key, digest, tok, docs, dtype, dataset, val_dataset)
-    found, why = _open(final)
-    if found is None: raise DataError(f"prepared data in {final} cannot be read back: {why}")
-    return found
-
-# %% ../../nbs/01a_data.ipynb #d38cdbab
-def windows(tokens, starts, block_size: int) -> tuple[torch.Tensor, torch.Tensor]:
-    "The windows of `block_size` tokens from each start and their next-token targets: int64 (len(starts), T) each, on the CPU."
-    x = torch.from_numpy(np.stack([np.asarray(tokens[i:i + block_size], dtype=np.int64) for i in starts]))          # (B, T)
-    y = torch.from_numpy(np.stack([np.asarray(tokens[i + 1:i + 1 + block_size], dtype=np.int64) for i in starts]))  # (B, T)
-    return x, y
-
-# %% ../../nbs/01a_data.ipynb #167efdf8
-def get_batch(tokens: np.ndarray, # (N,) token ids, e.g. `Prepared.train`
-              batch_size: int, block_size: int,
-              seed: int, step: int, # the batch is a function of these two alone
-              device='cpu',
-              pin_memory: bool = False, # CUDA: stage in pinned memory and copy without blocking
-              ) -> tuple[torch.Tensor, torch.Tensor]:
-    "Random windows `x` and next-token targets `y`, both int64 of shape (B, T), deterministic in `(seed, step)`."
-    if len(tokens) <= block_size:
-        raise DataError(f"only {len(tokens)} tokens: need more than block_size={block_size} to cut one window")
-    g = torch.Generator().manual_seed((seed * 1_000_003 + step) % (1 << 63))
-    x, y = windows(tokens, torch.randint(len(tokens) - block_size, (batch_size,), generator=g).tolist(), block_size)  # (B, T) each
-    if pin_memory and torch.device(device).type == 'cuda':  # pinned memory lets the copy overlap with compute
-        return x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
-    return x.to(device), y.to(device)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import codecs, functools
 from pathlib import Path
 from ..config import CORPORA
-from .corpora import (DataError, DatasetError, HOLDOUT_EVERY, MIN_TOKENS, check_dataset, jsonl_text, local_files,
+from .corpora import (DataError, DatasetError, HOLDOUT_EVERY, check_dataset, jsonl_text, local_files,
                             local_documents)
+from .tokens import MIN_TOKENS  # the fewest tokens a run can train on (nbs/01e_tokens)
 
 # %% auto #0
 __all__ = ['TEXT_HEAD', 'SMALL_TEXT', 'check_text', 'check_texts']

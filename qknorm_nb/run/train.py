@@ -10,7 +10,7 @@ import json, math, sys, time, warnings
 from pathlib import Path
 import torch
 from ..config import RunConfig, ConfigError, validate, run_identity, is_int, is_num
-from ..data.corpora import prepare, get_batch, windows, data_warnings
+from ..data.tokens import prepare, get_batch, windows, data_warnings
 from ..arms import z_loss_of
 from ..model.gpt import GPT, n_params, configure_optimizers
 from ..model.probes import run_probes, global_grad_norm
