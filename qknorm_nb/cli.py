@@ -310,7 +310,8 @@ def _ladder(a) -> int:
 # %% ../nbs/13a_cli.ipynb #7a0f99c3
 def _check_prediction(a) -> int:
     "Run the check of a prediction (07f_check); print its table and the record's path. 0 whatever the verdicts, 1 when cells did not end."
-    from qknorm_nb.ladder.check import format_check, load_prediction, parse_sets, run_check  # pandas and the scaling fits: only this command needs them
+    from qknorm_nb.ladder.check import format_check, parse_sets, run_check  # pandas and the scaling fits: only this command needs them
+    from qknorm_nb.ladder.prediction import load_prediction
     load_prediction(a.prediction)  # a bad file is said before --out is looked at
     if a.out: _check_record_out(a.out, a.prediction)  # before any cell runs, not after
     rec = run_check(a.prediction, runs_dir=a.runs_dir, workers=a.workers, device=a.device, overrides=parse_sets(a.set),

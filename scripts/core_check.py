@@ -31,7 +31,8 @@ from qknorm_nb.data.corpora import DataError
 from qknorm_nb.files import FileError
 from qknorm_nb.ladder.plan import LadderError, load_ladder
 from qknorm_nb.ladder.rungs import predict_moved
-from qknorm_nb.ladder.check import run_check, format_check, check_spec, git_top, require_committed, PredictionError
+from qknorm_nb.ladder.check import run_check, format_check, check_spec, git_top, require_committed
+from qknorm_nb.ladder.prediction import PredictionError
 from qknorm_nb.study.spec import load_study
 
 ROOT = Path(__file__).resolve().parent.parent  # the paths below are the repository's
@@ -105,7 +106,7 @@ def predict(s: dict, commit: bool = True, where: Path|None = None) -> Path:
 
 def show(s: dict) -> str:
     "The check's cells, per arm and LR, from a prediction made in a scratch folder (nothing in the repository is written)."
-    from qknorm_nb.ladder.check import load_prediction
+    from qknorm_nb.ladder.prediction import load_prediction
     with tempfile.TemporaryDirectory() as d:
         pred = load_prediction(predict(s, commit=False, where=Path(d)))
     st = load_study(check_spec(pred, name=f"{pred['target']['name']}-check"))

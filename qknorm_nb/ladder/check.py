@@ -8,141 +8,23 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/check.html.md"""
 from __future__ import annotations
 import datetime, difflib, hashlib, json, math, subprocess
 from pathlib import Path
-import numpy as np
 import pandas as pd
 import yaml
 import qknorm_nb
-from ..arms import VARIANTS
 from ..config import (ConfigError, FIELD_TYPES, PRESETS, RUNTIME_FIELDS, RunConfig, make_config, default_values, run_identity,
                               is_num)
 from ..files import write_json, read_json, sha256, now, ARM
 from ..data.corpora import check_sources
-from ..study.spec import check_folder_name, load_study, fmt_sci
+from ..study.spec import load_study, fmt_sci
 from ..files import StudyLoader  # the one YAML loader (00_files)
-from .plan import LadderError
-from .record import json_file
 from ..study.sweep import run_study, collect_results
-from ..analysis.metrics import OFF, failed
-from ..analysis.verdicts import failure_lr
-from ..analysis.scaling import COLS, COMPARISONS, Q_WORDS, rung_measures
-from ..analysis.forecast import KIND  # a prediction file's kind, declared by its producer
+from ..analysis.metrics import OFF
+from .prediction import _fail, _g, when, validate_prediction, load_prediction, score_check, score_measures  # 07m_prediction
 
 # %% auto #0
-__all__ = ['RECORD_KIND', 'AXES', 'SCORE_COLUMNS', 'PredictionError', 'when', 'validate_prediction', 'load_prediction', 'arm_lrs',
-           'target_config', 'check_spec', 'check_scale', 'score_check', 'score_measures', 'blind_note', 'check_order',
+__all__ = ['AXES', 'RECORD_KIND', 'arm_lrs', 'target_config', 'check_spec', 'check_scale', 'blind_note', 'check_order',
            'check_name', 'git_top', 'git_commits', 'git_file', 'git_version', 'committed_at', 'require_committed',
            'run_check', 'parse_sets', 'format_check']
-
-# %% ../../nbs/07f_check.ipynb #bdb81a89
-RECORD_KIND = 'qknorm-nb check'
-
-# %% ../../nbs/07f_check.ipynb #9d779e5a
-class PredictionError(ConfigError):
-    "A prediction file (or the check built from it) is not usable; the message names the key and what is wanted."
-
-# %% ../../nbs/07f_check.ipynb #adf03cd8
-def _fail(msg): raise PredictionError(msg)
-
-# %% ../../nbs/07f_check.ipynb #38aba4ac
-def _get(d: dict, path: str):
-    "The value at dotted `path` of `d`; a missing key fails naming it."
-    v = d
-    for i, k in enumerate(path.split('.')):
-        if not isinstance(v, dict): _fail(f"prediction: {'.'.join(path.split('.')[:i]) or 'the file'} must be a mapping, got {v!r}")
-        if k not in v: _fail(f"prediction has no {path!r} key (see nbs/07f_check.ipynb for the format)")
-        v = v[k]
-    return v
-
-# %% ../../nbs/07f_check.ipynb #d29aa90c
-def _num_or_null(v) -> bool: return v is None or (is_num(v) and math.isfinite(v) and v > 0)
-
-# %% ../../nbs/07f_check.ipynb #dac273c7
-def when(s: str) -> datetime.datetime:
-    "An ISO 8601 time as an aware datetime (a time without an offset is taken as this machine's local time)."
-    t = datetime.datetime.fromisoformat(str(s).replace('Z', '+00:00'))
-    return t if t.tzinfo else t.astimezone()
-
-# %% ../../nbs/07f_check.ipynb #a396c87c
-def _check_target(pred: dict):
-    "The predicted run: a folder name, a preset (or null), fixed fields, a positive scale measure."
-    for k in ('name', 'preset', 'x', 'x_name'): _get(pred, f'target.{k}')
-    t = pred['target']
-    check_folder_name('target.name', t['name'], PredictionError)  # the check's folder is named after it
-    if t['preset'] is not None and t['preset'] not in PRESETS:
-        _fail(f"target.preset={t['preset']!r} is not one of {', '.join(map(repr, PRESETS))} or null")
-    if not isinstance(t.get('fixed') or {}, dict): _fail(f"target.fixed={t['fixed']!r} must be a mapping of config fields")
-    if not (is_num(t['x']) and t['x'] > 0): _fail(f"target.x={t['x']!r} must be a positive number (the predicted run's {t['x_name']})")
-
-
-# %% ../../nbs/07f_check.ipynb #c59a8952
-def _check_failure_lr(pred: dict):
-    "Each arm's failure-LR interval: a qk_norm value with positive (or null) value, lo and hi, in order."
-    fl = _get(pred, 'quantities.failure_lr')
-    if not isinstance(fl, dict) or not fl: _fail("quantities.failure_lr must map each arm (a qk_norm value) to its prediction")
-    for arm, q in fl.items():
-        if arm not in VARIANTS: _fail(f"quantities.failure_lr.{arm}: {arm!r} is not a qk_norm value ({', '.join(VARIANTS)})")
-        _get(pred, f'quantities.failure_lr.{arm}.value')
-        for k in ('value', 'lo', 'hi'):
-            if not _num_or_null(q.get(k)): _fail(f"quantities.failure_lr.{arm}.{k}={q[k]!r} must be a positive number or null")
-        ends = [(k, q.get(k)) for k in ('lo', 'value', 'hi') if q.get(k) is not None]
-        for (a, x), (b, y) in zip(ends, ends[1:]):  # an inverted interval would score as a definite "refuted"
-            if x > y: _fail(f"quantities.failure_lr.{arm}: {a}={x!r} > {b}={y!r}; an interval needs lo <= value <= hi")
-    return fl
-
-
-# %% ../../nbs/07f_check.ipynb #17acc726
-def _check_lrs(pred: dict, fl: dict):
-    "The LRs the check trains: a list of positive numbers per predicted arm, and some for every arm with a value."
-    lrs = _get(pred, 'check.lrs')
-    if not isinstance(lrs, dict): _fail(f"check.lrs={lrs!r} must map each arm to its list of LRs")
-    for arm, v in lrs.items():
-        if arm not in fl: _fail(f"check.lrs.{arm}: {arm!r} has no prediction in quantities.failure_lr ({', '.join(fl)})")
-        if not isinstance(v, list) or not all(_num_or_null(x) and x is not None for x in v):
-            _fail(f"check.lrs.{arm}={v!r} must be a list of positive numbers")
-    for arm, q in fl.items():
-        if q['value'] is not None and not lrs.get(arm): _fail(f"check.lrs.{arm} is missing or empty, but the prediction gives {arm} a failure LR")
-
-
-# %% ../../nbs/07f_check.ipynb #45bc8cf0
-def _check_block(pred: dict):
-    "The rest of the `check` block: its seeds, own_lrs and quantities."
-    ck = pred['check']
-    seeds = ck.get('seeds', [0])
-    if not (isinstance(seeds, list) and seeds and all(type(s) is int and s >= 0 for s in seeds) and len(set(seeds)) == len(seeds)):
-        _fail(f"check.seeds={seeds!r} must be a list of distinct ints >= 0, e.g. [0, 1]")
-    if not isinstance(ck.get('own_lrs', False), bool): _fail(f"check.own_lrs={ck['own_lrs']!r} must be true or false")
-    for q in ck.get('quantities', ['failure_lr']):
-        if q not in COLS: _fail(f"check.quantities: {q!r} is not a scale quantity ({', '.join(COLS)})")
-        if q not in pred['quantities']: _fail(f"check.quantities: {q!r} has no prediction in quantities")
-
-
-# %% ../../nbs/07f_check.ipynb #497dbe89
-def validate_prediction(pred: dict, # the parsed prediction file
-                       ) -> dict:
-    "Raise `PredictionError` naming the first missing or bad key of `pred`; return `pred` when all is well."
-    if not isinstance(pred, dict): _fail(f"a prediction must be a JSON object, got {type(pred).__name__}")
-    if _get(pred, 'kind') != KIND: _fail(f"kind={pred['kind']!r} is not {KIND!r}: this is not a qknorm-nb prediction file")
-    try: when(_get(pred, 'made_at'))
-    except (TypeError, ValueError): _fail(f"made_at={pred['made_at']!r} is not an ISO 8601 time such as '2026-12-02T01:00:00+00:00'")
-    _check_target(pred)
-    fl = _check_failure_lr(pred)
-    _check_lrs(pred, fl)
-    _check_block(pred)
-    if all(q['value'] is None for q in fl.values()):
-        _fail("quantities.failure_lr: every arm's value is null (censored), so the prediction names no LR to check")
-    return pred
-
-
-# %% ../../nbs/07f_check.ipynb #18ebde46
-def load_prediction(path) -> dict:
-    "The validated prediction in the JSON file `path`."
-    p = Path(path)
-    if not p.exists(): _fail(f"prediction file {str(path)!r} does not exist")
-    try: pred = json_file(p, 'a prediction file')  # a folder, not UTF-8, not JSON: said naming the file
-    except LadderError as e: _fail(str(e))
-    try: return validate_prediction(pred)
-    except PredictionError as e: raise PredictionError(f"{path}: {e}") from None
-
 
 # %% ../../nbs/07f_check.ipynb #cbda1a51
 def arm_lrs(pred: dict) -> dict:
@@ -233,143 +115,6 @@ def check_scale(pred: dict, # the prediction
     else: note = (f"NOT at the predicted scale ({t['x_name']} {t['x']:.3g}): {tokens:.3g} tokens per run; "
                   f"{', '.join(differs)} differ from the predicted run, so the check tests the code path and the arms' order, not the predicted number")
     return dict(at_predicted_scale=not differs, tokens=tokens, predicted_x=t['x'], x_name=t['x_name'], differs=differs, note=note)
-
-# %% ../../nbs/07f_check.ipynb #ab0b1a62
-SCORE_COLUMNS = [ARM, 'pred_value', 'pred_lo', 'pred_hi', 'lr_trained', 'lr_first_fail', 'censored', 'verdict', 'tells',
-                 'edge_predicted', 'edge_observed', 'edge_as_predicted', 'n_cells', 'n_crashed', 'note']
-
-# %% ../../nbs/07f_check.ipynb #f7cb26ce
-def _g(x) -> str: return f'{x:.3g}'
-
-# %% ../../nbs/07f_check.ipynb #48a10070
-def _interval(q: dict):
-    "The predicted failure-LR interval (lo, hi); a missing end is 0 or inf; None when nothing is predicted."
-    v, lo, hi = q.get('value'), q.get('lo'), q.get('hi')
-    if v is None and lo is None and hi is None: return None
-    return (lo if lo is not None else v if v is not None else 0.0), (hi if hi is not None else v if v is not None else math.inf)
-
-# %% ../../nbs/07f_check.ipynb #628df0d1
-def _arm_verdict(iv, tr, ff) -> tuple[str, str]:
-    "(verdict, what it tells) for an observed bracket (tr, ff] (tr 0: nothing trained, ff inf: nothing failed) against `iv`."
-    obs = f"failure LR in ({_g(tr)}, {_g(ff)}]" if tr > 0 and ff < math.inf else \
-          f"failure LR above {_g(tr)} (a lower bound)" if ff == math.inf else f"failure LR at or below {_g(ff)} (an upper bound)"
-    if iv is None: return 'not predicted', obs
-    lo, hi = iv
-    pi = f"the predicted [{_g(lo)}, {_g(hi)}]"
-    if ff < lo: return 'refuted: fails earlier', f"{obs}: below {pi}"
-    if tr >= hi: return 'refuted: fails later', f"{obs}: above {pi}"
-    if ff == math.inf: return 'inconclusive: no failure in the checked LRs', f"{obs}: ({_g(max(tr, lo))}, {_g(hi)}] of {pi} is still possible"
-    if tr == 0: return 'inconclusive: every checked LR failed', f"{obs}: [{_g(lo)}, {_g(min(ff, hi))}] of {pi} is still possible"
-    return 'confirmed', f"{obs}: overlaps {pi}"
-
-
-# %% ../../nbs/07f_check.ipynb #96eb4286
-def _order(a: tuple, b: tuple) -> str|None:
-    "'higher' when interval `a` lies wholly above `b`, 'lower' when below, None when they overlap."
-    return 'higher' if a[0] >= b[1] else 'lower' if a[1] <= b[0] else None
-
-
-# %% ../../nbs/07f_check.ipynb #192406c9
-def _predicted_order(qv: dict, qo: dict) -> str:
-    "How the prediction orders a variant's failure LR against the off arm's: higher, lower, same or unknown."
-    if qv.get('value') is not None and qo.get('value') is not None:
-        return 'higher' if qv['value'] > qo['value'] else 'lower' if qv['value'] < qo['value'] else 'same'
-    iv, io = _interval(qv), _interval(qo)
-    return (_order(iv, io) if iv and io else None) or 'unknown'
-
-
-# %% ../../nbs/07f_check.ipynb #0a134460
-def _observed(fl, ok) -> tuple:
-    "(`failure_lr` per arm of the cells that ended, each predicted arm's bracket (lr_trained, lr_first_fail) with a missing end open: 0 or inf)."
-    obs = failure_lr(ok, by=(ARM,)).set_index(ARM) if len(ok) else pd.DataFrame()
-    brackets = {}
-    for a in fl:
-        if a in obs.index:
-            r = obs.loc[a]
-            brackets[a] = (r['lr_trained'] if r['lr_trained'] == r['lr_trained'] else 0.0,
-                           r['lr_first_fail'] if r['lr_first_fail'] == r['lr_first_fail'] else math.inf)
-    return obs, brackets
-
-# %% ../../nbs/07f_check.ipynb #3ac7e70f
-def _edge_order(a, q, fl, brackets) -> dict:
-    "Whether QK-norm moved arm `a`'s edge as predicted: the predicted and observed order against the off arm (None: nothing to say)."
-    row = dict(edge_predicted=None, edge_observed=None, edge_as_predicted=None)
-    if a != OFF and OFF in fl:
-        row['edge_predicted'] = _predicted_order(q, fl[OFF])
-        if OFF in brackets:
-            row['edge_observed'] = _order(brackets[a], brackets[OFF]) or 'unresolved'
-            if row['edge_predicted'] != 'unknown' and row['edge_observed'] != 'unresolved':
-                row['edge_as_predicted'] = row['edge_predicted'] == row['edge_observed']
-    return row
-
-# %% ../../nbs/07f_check.ipynb #c5656867
-def _score_row(a, q, fl, df, crashed, obs, brackets) -> dict:
-    "One arm's row of `score_check`: its cells, the observed bracket, the verdict on the predicted interval `q`, and notes on what was left out."
-    n, nc = int((df[ARM] == a).sum()), int((crashed & (df[ARM] == a)).sum())
-    notes = [f"{nc} cell(s) crashed (status failed) and are left out"] if nc else []
-    if q.get('value') is None: notes.append(f"predicted value null: {q.get('note') or 'no reason given'}")
-    row = dict(qk_norm=a, pred_value=q.get('value'), pred_lo=q.get('lo'), pred_hi=q.get('hi'), n_cells=n, n_crashed=nc,
-               lr_trained=np.nan, lr_first_fail=np.nan, censored='', edge_predicted=None, edge_observed=None, edge_as_predicted=None)
-    if a not in brackets:
-        return row | dict(verdict='inconclusive: no finished cells', tells='nothing: no cell of this arm ended', note='; '.join(notes))
-    tr, ff = brackets[a]
-    r, mine = obs.loc[a], df[~crashed & (df[ARM] == a)]
-    if ff < math.inf and (~failed(mine) & (mine['lr'].astype(float) > ff)).any():
-        notes.append(f"not monotone: an LR above the first failure ({_g(ff)}) trained")
-    verdict, tells = _arm_verdict(_interval(q), tr, ff)
-    row |= dict(lr_trained=r['lr_trained'], lr_first_fail=r['lr_first_fail'], censored=r['censored'], verdict=verdict, tells=tells)
-    return row | _edge_order(a, q, fl, brackets) | dict(note='; '.join(notes))
-
-# %% ../../nbs/07f_check.ipynb #4f79d98a
-def score_check(pred: dict, # the prediction
-                df: pd.DataFrame, # the check's results table (`collect_results`)
-               ) -> pd.DataFrame:
-    "Per arm: the observed failure bracket against the predicted interval, a verdict, what it tells, and whether QK-norm moved the edge as predicted."
-    fl = validate_prediction(pred)['quantities']['failure_lr']
-    crashed = df['status'] == 'failed'
-    obs, brackets = _observed(fl, df[~crashed])
-    rows = [_score_row(a, q, fl, df, crashed, obs, brackets) for a, q in fl.items()]
-    out = pd.DataFrame(rows, columns=SCORE_COLUMNS)
-    for c in ('edge_predicted', 'edge_observed', 'edge_as_predicted'):  # None where there is nothing to say, not NaN
-        out[c] = pd.Series([r[c] for r in rows], index=out.index, dtype=object)
-    return out
-
-# %% ../../nbs/07f_check.ipynb #9eaa4ae9
-def _measure_verdict(what: str, iv, lo: float, hi: float) -> tuple[str, str]:
-    "(verdict, what it tells) for an observed interval [lo, hi] of `what` (lo 0: below the checked LRs, hi inf: above) against `iv`."
-    if not (lo == lo and hi == hi): return 'inconclusive: no data', f"{what}: not resolved by the finished cells"
-    obs = f"{what} in [{_g(lo)}, {_g(hi)}]" if lo > 0 and hi < math.inf else \
-          f"{what} above {_g(lo)} (a lower bound)" if hi == math.inf else f"{what} at or below {_g(hi)} (an upper bound)"
-    if iv is None: return 'not predicted', obs
-    pi = f"the predicted [{_g(iv[0])}, {_g(iv[1])}]"
-    if hi < iv[0]: return 'refuted: lower', f"{obs}: below {pi}"
-    if lo > iv[1]: return 'refuted: higher', f"{obs}: above {pi}"
-    if hi == math.inf or lo == 0: return 'inconclusive: not reached on the checked LRs', f"{obs}: part of {pi} is still possible"
-    return 'confirmed', f"{obs}: overlaps {pi}"
-
-
-# %% ../../nbs/07f_check.ipynb #37da2b41
-def score_measures(pred: dict, # the prediction
-                   df: pd.DataFrame, # the check's results table (`collect_results`)
-                   quantities=None, # the measures scored (None: `check.quantities`, default failure_lr)
-                  ) -> pd.DataFrame:
-    "Per (quantity, arm): the predicted interval, the one the check's cells resolve (`rung_measures`), and a verdict in words."
-    qs = list(quantities or pred['check'].get('quantities') or ['failure_lr'])
-    ok = df[df['status'] != 'failed']
-    ons = [a for a in pred['quantities']['failure_lr'] if a != OFF and a in set(ok[ARM])]
-    # every measure compares arms: until the off arm and a QK-norm arm have both ended a cell, nothing is resolved
-    m = rung_measures(ok, ons, quantities=qs).set_index(ARM) if ons and (ok[ARM] == OFF).any() else pd.DataFrame()
-    rows = []
-    for q in qs:
-        v, lo, hi, c = COLS[q]
-        for a, p in pred['quantities'].get(q, {}).items():
-            o = m.loc[a] if a in m.index else None
-            ov, ol, oh = (float(o[v]), float(o[lo]), float(o[hi])) if o is not None else (np.nan,) * 3
-            verdict, tells = _measure_verdict(Q_WORDS[q], _interval(p) if p.get('value') is not None else None, ol, oh)
-            rows.append(dict(quantity=q, qk_norm=a, pred_value=p.get('value'), pred_lo=p.get('lo'), pred_hi=p.get('hi'),
-                             obs=ov, obs_lo=ol, obs_hi=oh, flag=(o[c] if o is not None and c else ''), verdict=verdict, tells=tells))
-    return pd.DataFrame(rows)
-
 
 # %% ../../nbs/07f_check.ipynb #c46d4534
 def blind_note(after: bool, # the check started after the prediction's made_at
@@ -513,6 +258,9 @@ def _check_cells(st, res) -> tuple:
 def _study_ref(st, res, spec, ended) -> dict:
     "The record's `study`: its name, folder and spec, each cell's state, whether every cell ended, and when each did."
     return dict(name=st.name, dir=str(res.study_dir), spec=spec, states=res.states, complete=res.complete, cells_ended=ended)
+
+# %% ../../nbs/07f_check.ipynb #bdb81a89
+RECORD_KIND = 'qknorm-nb check'
 
 # %% ../../nbs/07f_check.ipynb #ebe2f272
 def run_check(pred_path, # the prediction file (JSON)

@@ -14,7 +14,8 @@ from ..files import load_json, read_json, read_yaml, sha256, ENDED, ARM, StudyLo
 from ..analysis.scaling import Q_WORDS
 from ..analysis.plots import arm_label
 from ..study.folder import cell_status
-from ..ladder.check import when, check_name, score_measures, git_top, git_file, git_version, committed_at  # git proves order (07f)
+from ..ladder.check import check_name, git_top, git_file, git_version, committed_at  # git proves order (07f)
+from ..ladder.prediction import when, score_measures  # a prediction and its score (07m)
 from ..study.sweep import collect_results
 from ..analysis.forecast import point_inside  # the methods page's rule (06f)
 from .plumbing import iv
