@@ -341,3 +341,6 @@ def _tensorboard(a) -> int:
           + f"\nopen them with: tensorboard --logdir {out}")
     return 0 if res else 1
 
+
+# %% ../nbs/13a_cli.ipynb #4b3d6f47
+if __name__ == '__main__': sys.exit(main())

@@ -14,8 +14,8 @@ from .arms import QK_NORMS, VARIANTS  # the arms, declared once (00a_arms)
 # %% auto #0
 __all__ = ['TOKENIZERS', 'HUB_CORPORA', 'CORPORA', 'DTYPES', 'ATTN_IMPLS', 'DEVICES', 'LOGGERS', 'VOCAB_SIZES', 'FIELD_TYPES',
            'PRESETS', 'REMOVED_FIELDS', 'RUNTIME_FIELDS', 'TRAIN_PARAMS', 'ConfigError', 'RunConfig', 'is_int',
-           'validate', 'make_config', 'saved_config', 'default_values', 'run_identity', 'read_literal', 'given_params',
-           'check_params', 'config_from_params', 'resolve_device', 'device_problem']
+           'validate', 'make_config', 'default_values', 'run_identity', 'read_literal', 'given_params', 'check_params',
+           'config_from_params', 'resolve_device', 'device_problem']
 
 # %% ../nbs/00b_config.ipynb #c4cc6df4
 TOKENIZERS = ('bytes', 'gpt2')  # data.get_tokenizer builds them
@@ -225,11 +225,6 @@ def make_config(preset: str|None = 'cpu', # a key of `PRESETS`, or None for the 
     d.update(overrides)
     if 'token_budget' not in overrides and 'max_iters' in overrides: d['token_budget'] = 0  # explicit steps win
     return RunConfig(**d)
-
-# %% ../nbs/00b_config.ipynb #972a7aed
-def saved_config(d: dict) -> RunConfig:
-    "The `RunConfig` of a run folder's `config.json`, also one written before a field was removed (`REMOVED_FIELDS`)."
-    return make_config(None, **{k: v for k, v in d.items() if k not in REMOVED_FIELDS})
 
 # %% ../nbs/00b_config.ipynb #937e482e
 RUNTIME_FIELDS = ('threads', 'device', 'data_dir', 'log_to')  # how and where a run computes, not what: a resume may change them

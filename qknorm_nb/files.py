@@ -6,16 +6,15 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/files.html.md"""
 
 # %% ../nbs/00_files.ipynb #e2c0c687
 from __future__ import annotations
-import datetime, errno, hashlib, json, math, os, signal, socket, threading, time
+import datetime, errno, hashlib, json, math, os, signal, socket, threading
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'RUN_SETTINGS', 'SETTINGS', 'CURVE', 'ARM', 'DEPTH',
-           'DESIGN_FIELDS', 'SAMPLE_FILES', 'fault_point', 'reset_fault_points', 'pid_alive', 'wait_gone',
-           'remove_stale_tmp', 'replace_atomically', 'atomic_write', 'atomic_save', 'json_safe', 'write_json',
-           'write_jsonl', 'FileError', 'read_text', 'read_json', 'load_json', 'DuplicateKey', 'StudyLoader',
-           'read_yaml', 'read_jsonl', 'is_num', 'need', 'check_summary', 'check_run_config', 'split_by', 'corpus_of',
-           'sha256', 'now']
+           'DESIGN_FIELDS', 'SAMPLE_FILES', 'fault_point', 'reset_fault_points', 'pid_alive', 'remove_stale_tmp',
+           'replace_atomically', 'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'FileError',
+           'read_text', 'read_json', 'load_json', 'DuplicateKey', 'StudyLoader', 'read_yaml', 'read_jsonl', 'is_num',
+           'need', 'check_summary', 'check_run_config', 'split_by', 'corpus_of', 'sha256', 'now']
 
 # %% ../nbs/00_files.ipynb #4722f0a5
 _fault_visits = {}
@@ -45,15 +44,6 @@ def pid_alive(pid) -> bool:
     except (OverflowError, ValueError, TypeError): return False
     try: return Path(f'/proc/{int(pid)}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
     except (OSError, IndexError): return True
-
-# %% ../nbs/00_files.ipynb #c1c4e47e
-def wait_gone(pids, timeout: float = 120.0) -> bool:
-    "Whether every pid in `pids` has exited, polling until `timeout` seconds: a process being killed takes its time on a busy machine."
-    end = time.monotonic() + timeout
-    while any(pid_alive(p) for p in pids):
-        if time.monotonic() > end: return False
-        time.sleep(0.1)
-    return True
 
 # %% ../nbs/00_files.ipynb #3c2b3104
 def _tmp_path(path: Path) -> Path:

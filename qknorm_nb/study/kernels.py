@@ -9,13 +9,12 @@ from __future__ import annotations
 import json, os, queue, signal, socket, threading, time
 from pathlib import Path
 from fastcore.basics import patch
-from ..config import RunConfig
 from ..files import now
 from .spec import SweepError, repo_dir
 
 # %% auto #0
 __all__ = ['find_notebook', 'stopping', 'stop_kernels', 'clear_stop', 'WarmKernel', 'kept_kernels', 'drop_warm_kernel',
-           'shutdown_warm_kernels', 'execute_notebook', 'script_notebook', 'write_standin_notebook']
+           'shutdown_warm_kernels', 'execute_notebook']
 
 # %% ../../nbs/07b_kernels.ipynb #3c2f9304
 def find_notebook(notebook=None, # a path; None: the repository's nbs/<name>
@@ -235,54 +234,3 @@ def execute_notebook(notebook, # the notebook to run
     log = log or os.devnull
     with open(log, 'a', encoding='utf-8', errors='replace') as out:
         (_in_kept_kernel if reuse else _in_fresh_kernel)(notebook, output, env, cwd, log, _papermill_kw(params, out))
-
-# %% ../../nbs/07b_kernels.ipynb #c6383e4b
-def _notebook(path, params: str, code: str) -> Path:
-    "Write a notebook of a parameters cell `params` and one code cell `code`."
-    import nbformat
-    p = nbformat.v4.new_code_cell(params); p.metadata['tags'] = ['parameters']
-    nb = nbformat.v4.new_notebook(cells=[p, nbformat.v4.new_code_cell(code)])
-    nb.metadata['kernelspec'] = dict(name='python3', display_name='python3', language='python')
-    nbformat.write(nb, str(path))
-    return Path(path)
-
-# %% ../../nbs/07b_kernels.ipynb #edffd9d5
-def script_notebook(path, # where to write the .ipynb
-                    code: str, # the one code cell after the (empty) parameters cell
-                   ) -> Path:
-    "A notebook made of an empty parameters cell and `code`: enough for papermill to inject parameters."
-    return _notebook(path, '', code)
-
-# %% ../../nbs/07b_kernels.ipynb #4c7020d6
-_STANDIN = '''\
-import json, os, time
-from dataclasses import fields
-from pathlib import Path
-from qknorm_nb.config import RunConfig, make_config
-cfg = make_config(preset, **{{f.name: globals()[f.name] for f in fields(RunConfig)}})
-out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-log = {log!r}
-if log:
-    with open(log, 'a') as f: f.write(f"{{out.name}} {{os.getpid()}} {{time.time()}}\\n")
-(out/'config.json').write_text(json.dumps(cfg.to_dict()))
-time.sleep({sleep!r})
-{fail}
-status = 'diverged' if cfg.lr >= 1 else 'done'
-loss = 5.55 if status == 'diverged' else 2.0 + 10 * abs(cfg.lr - 0.05) + 0.01 * cfg.seed
-summary = dict(status=status, l0=5.55, final_val_loss=loss, best_val_loss=min(loss, 5.0),
-               diverged_step=10 if status == 'diverged' else None, max_logit=100 * cfg.lr, max_train_loss=loss + 1,
-               steps_to_target={{str(t): (20 if loss < t else None) for t in cfg.loss_targets}}, wall_time=0.1,
-               tokens_per_s=1000.0, n_params=12345, versions={{}},
-               env=dict(cuda_visible_devices=os.environ.get('CUDA_VISIBLE_DEVICES'), cwd=os.getcwd(), threads=cfg.threads))
-(out/'summary.json').write_text(json.dumps(summary))
-'''
-
-# %% ../../nbs/07b_kernels.ipynb #7607df06
-def write_standin_notebook(path, # where to write the .ipynb
-                           fail: str = '', # code run before the summary is written, e.g. "raise RuntimeError('boom')"
-                           log: str = '', # file to which each run appends "<cell> <pid> <time>"
-                           sleep: float = 0.0, # seconds each run takes
-                          ) -> Path:
-    "Write a stand-in training notebook (same parameters contract) that writes a fake summary.json at once."
-    params = "preset = 'cpu'\nout_dir = ''\n" + '\n'.join(f"{k} = {v!r}" for k, v in RunConfig().to_dict().items())
-    return _notebook(path, params, _STANDIN.format(log=str(log), sleep=sleep, fail=fail))

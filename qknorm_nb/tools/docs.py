@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/docs.html.md"""
 
 # %% ../../nbs/14_docs.ipynb #e20be9b3
 from __future__ import annotations
-import os
+import os, sys
 from pathlib import Path
 from nbdev.config import get_config
 from nbdev.process import Processor
@@ -45,5 +45,8 @@ class exec_like_tests(Processor):
         if _flags is None: _flags = test_flags()
         nbdev.processors._do_eval = doc_eval  # exec_show_docs looks the rule up at each cell
         nbdev.processors.exec_show_docs.begin = _begin_every_page
-        if nb.get('path_'): os.chdir(Path(nb.path_).resolve().parent)  # as nbdev-test: the notebook's folder (pages read ../runs)
+        if nb.get('path_'):  # as nbdev-test: in the notebook's folder (pages read ../runs), which is on sys.path (tests import nbs/fixtures.py)
+            here = Path(nb.path_).resolve().parent
+            os.chdir(here)
+            if str(here) not in sys.path: sys.path.insert(0, str(here))
     def __call__(self, cell): pass
