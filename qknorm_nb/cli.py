@@ -270,7 +270,7 @@ def _field_values(items: list) -> dict:
 
 # %% ../nbs/13a_cli.ipynb #f416ad02
 def _bench(a) -> int:
-    from qknorm_nb.tools.bench import run_bench
+    from qknorm_nb.tools.costs import run_bench
     for n in ('threads', 'rounds', 'steps'):
         if getattr(a, n) < (0 if n == 'threads' else 1): raise ConfigError(f"--{n}={getattr(a, n)} must be at least {0 if n == 'threads' else 1}")
     if not (a.device in DEVICES or re.fullmatch(r'cuda:\d+', a.device)):
