@@ -12,7 +12,8 @@ from pathlib import Path
 import qknorm_nb
 from .config import ConfigError, PRESETS, DEVICES, LOGGERS, FIELD_TYPES, default_values, make_config
 from .files import COMPLETE, FileError, load_json, sha256, write_json
-from .study.spec import EXECUTORS, SweepError, preset_names, read_summary, summary_problem
+from .study.spec import EXECUTORS, SweepError, preset_names
+from .study.folder import read_summary, summary_problem
 from .study.sweep import SweepResult, run_study
 from .study.progress import study_progress, progress_lines
 from .pages.report import ReportError, ReportWarning, report

@@ -19,8 +19,9 @@ import argparse, errno, json, os, shutil, socket, sys
 from pathlib import Path
 from qknorm_nb.config import ConfigError, RUNTIME_FIELDS
 from qknorm_nb.files import COMPLETE, FileError, fault_point, load_json, now, pid_alive, read_json, sha256, write_json
-from qknorm_nb.study.spec import SweepError, cell_status, load_study, summary_problem
-from qknorm_nb.study.sweep import check_study_folder, data_files
+from qknorm_nb.study.spec import SweepError, load_study
+from qknorm_nb.study.folder import cell_status, check_study_folder, summary_problem
+from qknorm_nb.study.sweep import data_files
 
 PROVENANCE = 'copied-from.json'  # in each copied cell folder: where it came from, travelling with the cell
 

@@ -18,7 +18,8 @@ from ..config import is_num
 from ..files import COMPLETE, ENDED, load_json
 from ..analysis.metrics import curve_key
 from ..analysis.verdicts import depth_key
-from .spec import StudyError, load_study, read_summary, cell_status, with_refined, check_cell_folders
+from .spec import StudyError, load_study
+from .folder import read_summary, cell_status, with_refined, check_cell_folders
 from .locks import STALE_AFTER, lock_holder, live_sweeps
 
 # %% auto #0

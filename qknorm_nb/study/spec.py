@@ -6,13 +6,13 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/study.html.md"""
 
 # %% ../../nbs/07_study.ipynb #3f304397
 from __future__ import annotations
-import difflib, itertools, json, math, os, re, time
-from dataclasses import dataclass, field, replace
+import difflib, itertools, json, math, os, re
+from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb
 from ..arms import VARIANTS, arm_name
 from ..config import (RunConfig, ConfigError, PRESETS, FIELD_TYPES, make_config, default_values, is_int, is_num,
-                              TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA, RUNTIME_FIELDS)
+                              TOKENIZERS, DTYPES, ATTN_IMPLS, DEVICES, LOGGERS, CORPORA)
 from ..data.corpora import check_sources  # whether a cell's text is here (01a_data)
 from ..data.texts import check_texts  # and usable (01c_texts)
 from ..files import SETTINGS, ARM  # the run settings every cell has, declared once (00_files)
@@ -20,9 +20,7 @@ from ..files import SETTINGS, ARM  # the run settings every cell has, declared o
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_CHOICES', 'StudyError', 'SweepError',
            'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names', 'logspace', 'fmt_sci',
-           'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'load_study',
-           'read_summary', 'summary_problem', 'cell_status', 'refined_settings', 'add_missing', 'with_refined',
-           'cell_mismatch', 'check_cell_folders']
+           'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'load_study']
 
 # %% ../../nbs/07_study.ipynb #9606e925
 class StudyError(ConfigError):
@@ -367,82 +365,3 @@ def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset nam
     close = difflib.get_close_matches(s, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ''
     raise StudyError(f"study {s!r} is neither a study file nor a preset ({', '.join(names)}){hint}")
-
-# %% ../../nbs/07_study.ipynb #865408ee
-from ..files import load_json, read_json, check_summary  # the race-free reader and the summary check, declared once (00_files)
-from ..model.probes import MEASURE_NAMES  # the per-run measures, numbers in every summary (04_probes)
-
-# %% ../../nbs/07_study.ipynb #3c107e73
-def read_summary(cell_dir) -> dict|None:
-    "The cell's summary.json as a dict, or None when there is none yet."
-    s = load_json(Path(cell_dir)/'summary.json')
-    return s if isinstance(s, dict) else None
-
-# %% ../../nbs/07_study.ipynb #1315a677
-def summary_problem(cell_dir) -> str|None:
-    "Why the cell's summary.json is one no run writes (one line naming the file, the key and the value), or None: it has none, or a sound one."
-    p = Path(cell_dir)/'summary.json'
-    try: check_summary(read_json(p), p, MEASURE_NAMES)  # the results table's own check (`collect_results`)
-    except FileError as e: return str(e) if p.exists() else None  # gone: none yet, or a failed cell being retried
-    return None
-
-# %% ../../nbs/07_study.ipynb #6a88f89c
-def cell_status(cell_dir) -> str|None:
-    "The status its summary.json records (done, diverged, failed); 'damaged' when it is one no run writes (`summary_problem`); None while it has none."
-    p = Path(cell_dir)/'summary.json'
-    try: return check_summary(read_json(p), p, MEASURE_NAMES)['status']
-    except FileError: return 'damaged' if p.exists() else None
-
-# %% ../../nbs/07_study.ipynb #e9150288
-def refined_settings(study_dir) -> list[dict]:
-    "The settings (with their `round`) of the cells refinement added to the study in `study_dir`, in the order added."
-    spec = load_json(Path(study_dir)/'study.json')
-    return list(spec.get('refined') or []) if isinstance(spec, dict) else []  # not a study's record: the sweep says so (`check_study_folder`)
-
-# %% ../../nbs/07_study.ipynb #1ccd1aeb
-def add_missing(st: Study, settings: list[dict]) -> list[Cell]:
-    "Append the cells of `settings` that `st` does not have yet (by id); return them."
-    have, new = {c.id for c in st.cells}, []
-    for c in map(lambda s: make_cell(st, s), settings):
-        if c.id not in have: have.add(c.id); new.append(c)
-    st.cells.extend(new)
-    return new
-
-# %% ../../nbs/07_study.ipynb #134a42a8
-def with_refined(st: Study, study_dir) -> Study:
-    "`st` with the cells that refinement recorded in `study_dir/study.json` appended (those it does not have yet)."
-    add_missing(st, refined_settings(study_dir))
-    return st
-
-# %% ../../nbs/07_study.ipynb #872756d8
-def cell_mismatch(cell_dir, got: dict, want: dict, declared_by: str = 'the study') -> str|None:
-    "None when the run folder's config `got` is the cell's declared config `want`, else the one line that refuses it (the folder, the field, both values)."
-    diff = [k for k in want if k in got and k not in RUNTIME_FIELDS and got[k] != want[k]]  # how a run computes is no difference; fields added later are absent
-    if not diff: return None
-    k, cell_dir = diff[0], Path(cell_dir)
-    return (f"{cell_dir} was run with {k}={got[k]!r}, but {declared_by} declares {k}={want[k]!r} for cell {cell_dir.name}: "
-            f"it is another run. Use another study name or runs dir, or move that folder aside")
-
-# %% ../../nbs/07_study.ipynb #d3d7fd15
-def _damaged(d: Path, cid: str, why: str, repair: bool) -> Path:
-    "A damaged (not foreign) cell folder `d/cid`: refused without `repair`, naming the fix; with it, moved aside under a name that says so (the sweep runs the cell again)."
-    if not repair: raise StudyError(f"{why}; move {d/cid} aside (or delete it), or run the sweep with --repair, and the sweep runs that cell again")
-    aside = d/f"{cid}.damaged-{time.strftime('%Y%m%dT%H%M%S')}"
-    (d/cid).rename(aside)
-    return aside
-
-# %% ../../nbs/07_study.ipynb #77174893
-def check_cell_folders(st: Study, study_dir,
-                       repair: bool = False, # move a cell folder whose config.json or summary.json is damaged aside (the sweep then runs it again)
-                      ) -> list:
-    "Refuse a study folder whose cell folders were made with other settings (each folder's own config.json against the cell `st` declares) or hold an unreadable config; return the folders moved aside."
-    d, moved = Path(study_dir), []
-    if not d.is_dir(): return moved
-    for c in with_refined(replace(st, cells=list(st.cells)), d).cells:  # a copy: the refined cells are not added to `st`
-        p = d/c.id/'config.json'
-        got = load_json(p) if p.exists() else {}  # no config.json yet: nothing to compare
-        if not isinstance(got, dict):
-            moved.append(_damaged(d, c.id, f"{p} is not a readable config: cell {c.id} cannot be checked against the study", repair)); continue
-        if (why := cell_mismatch(d/c.id, got, c.config.to_dict())): raise StudyError(why)  # another run is never moved: refused
-        if repair and (why := summary_problem(d/c.id)): moved.append(_damaged(d, c.id, why, repair))  # without repair, the sweep reports the cell `damaged`
-    return moved

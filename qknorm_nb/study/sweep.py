@@ -6,153 +6,28 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/sweep.html.md"""
 
 # %% ../../nbs/07c_sweep.ipynb #f525b01f
 from __future__ import annotations
-import errno, json, math, os, queue, re, shutil, signal, subprocess, sys, threading, time
+import math, os, shutil, signal, sys, threading, time
 from collections import Counter
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from pathlib import Path
 import qknorm_nb
-from ..config import RUNTIME_FIELDS, CORPORA, LOGGERS, PRESETS, default_values, is_int, is_num, device_problem
+from ..config import CORPORA, LOGGERS, is_num, device_problem
 from ..files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now, ARM
 from ..analysis.entropy import add_entropies, text_entropies  # the study's record of the entropies, and their arithmetic
 from ..model.probes import MEASURE_NAMES
-from .spec import (Study, Cell, StudyError, SweepError, EXECUTORS, load_study, read_summary,
-                             cell_status, add_cells, add_missing, make_cell, refined_settings, with_refined,
-                             check_cell_folders, cell_mismatch, summary_problem)
-from .locks import STALE_AFTER, cell_lock, clear_stale_lock, lock_holder, lock_path, read_lock, sweep_marker
+from .spec import Study, Cell, StudyError, SweepError, EXECUTORS, load_study, add_cells, make_cell
+from .folder import (read_summary, cell_status, add_missing, refined_settings, with_refined, cell_mismatch,
+                                   summary_problem, check_study_folder)
+from .locks import STALE_AFTER, clear_stale_lock, lock_holder, lock_path, read_lock, sweep_marker
 from ..run.tracking import check_tracker
-from .kernels import execute_notebook, find_notebook, stopping, stop_kernels, clear_stop, shutdown_warm_kernels
+from .kernels import find_notebook, clear_stop, shutdown_warm_kernels
+from .tasks import DISK_FULL, study_tasks, run_task, sweep_slots, _run_local, _run_slurm
 
 # %% auto #0
-__all__ = ['DISK_FULL', 'CONTEXT', 'METRICS', 'TAIL', 'CPU_CELL_THREADS', 'disk_full', 'run_cell', 'cell_params', 'study_tasks',
-           'task_cells', 'run_task', 'split_entropies', 'collect_results', 'write_results', 'visible_gpus',
-           'SweepResult', 'check_writable', 'design_difference', 'check_study_folder', 'CellJob', 'sweep_slots',
-           'refine_round', 'preflight', 'data_files', 'run_study']
-
-# %% ../../nbs/07c_sweep.ipynb #5d0fbef7
-def _short_error(e: BaseException, limit=1000) -> str:
-    s = f"{e.ename}: {e.evalue}" if hasattr(e, 'ename') else f"{type(e).__name__}: {e}"  # papermill's error: the notebook's exception
-    s = re.sub(r'\x1b\[[0-9;]*m', '', s).strip()
-    return s if len(s) <= limit else s[:limit - 3] + '...'
-
-# %% ../../nbs/07c_sweep.ipynb #afeb73ba
-DISK_FULL = 'disk-full'  # a cell's state when its run met a full disk: not failed, no try used; the same command runs it again
-_FULL_DISK = ('No space left on device', '[Errno 28]',  # ENOSPC, as Python words it
-              'enforce fail at inline_container.cc', 'PytorchStreamWriter failed writing')  # torch.save's zip writer on a full disk
-
-# %% ../../nbs/07c_sweep.ipynb #878f4065
-def disk_full(e: BaseException) -> bool:
-    "Whether the error `e` (this process's, or a notebook's as papermill reports it) is a full disk: ENOSPC, or torch's checkpoint writer failing."
-    if isinstance(e, OSError) and e.errno == errno.ENOSPC: return True
-    s = _short_error(e, limit=1 << 20)
-    return any(t in s for t in _FULL_DISK)
-
-# %% ../../nbs/07c_sweep.ipynb #5cfcd014
-def _to_run(d: Path, retry_failed: bool) -> bool:
-    "Whether the cell in folder `d` still has to run: not complete, not damaged, and not failed unless failed cells are retried."
-    s = cell_status(d)
-    return not (s in COMPLETE or s == 'damaged' or (s == 'failed' and not retry_failed))
-
-# %% ../../nbs/07c_sweep.ipynb #ee1dbd83
-def _lock_mine(held: ExitStack, cell_dirs: list, states: dict, retry_failed: bool, stale_after: float) -> list:
-    "Lock the cells that still have to run, held until `held` closes, and make them ready; one another sweep holds is 'running' in `states`."
-    mine = []  # the cells this task runs: incomplete, and locked by us
-    for d in filter(lambda d: _to_run(d, retry_failed), cell_dirs):
-        if held.enter_context(cell_lock(d, stale_after)) is None: states[d.name] = 'running'  # another sweep has it
-        elif _to_run(d, retry_failed): mine.append(d)  # (another sweep may have finished it before we got the lock)
-        else: states[d.name] = cell_status(d)
-    for d in mine:
-        d.mkdir(parents=True, exist_ok=True)
-        (d/'summary.json').unlink(missing_ok=True)  # a failed one being retried
-    return mine
-
-# %% ../../nbs/07c_sweep.ipynb #9e70105b
-def _attempts(mine: list, run, retries: int) -> tuple[list, dict, str|None, int]:
-    "`run(cells)` until `mine` are complete (`retries` + 1 tries; none after a stop): (cells left incomplete, their errors, a full disk's error, tries made)."
-    errors, full = {}, None
-    for attempt in range(1, retries + 2):
-        if not mine or stopping(): break
-        try:
-            run(mine)
-            errors = {d: f"the notebook ended without a complete summary.json (status={cell_status(d)!r})" for d in mine}
-        except Exception as e:
-            if stopping(): break
-            if disk_full(e): full = _short_error(e, 300); break  # no fault of the cell: no try is used up, nothing is recorded
-            errors = dict.fromkeys(mine, _short_error(e))
-        mine = [d for d in mine if cell_status(d) not in COMPLETE]
-    return mine, errors, full, attempt
-
-# %% ../../nbs/07c_sweep.ipynb #df9f4a1f
-def _record_failed(left: list, errors: dict, attempts: int, full: str|None) -> str|None:
-    "Record the cells `left` incomplete as failed, with their errors (not after a stop); on a full disk record nothing and say so. The full disk's error, if any."
-    for d in left if not stopping() else []:
-        try:
-            if not full: write_json(d/'summary.json', dict(status='failed', error=errors[d], attempts=attempts, time=now()))
-        except OSError as e:
-            if not disk_full(e): raise
-            full = _short_error(e, 300)  # the failure could not be recorded either: the disk is full
-        if full: print(f"qknorm: {d.name}: the disk is full ({d}): {full}; free space, then run the same command again "
-                       "(the cell is not recorded failed)", file=sys.stderr)
-    return full
-
-# %% ../../nbs/07c_sweep.ipynb #56a15fe1
-def _run_locked(cell_dirs: list, run, retries: int, retry_failed: bool, stale_after: float) -> dict:
-    "A task's life: lock its incomplete cells, `run(cells)` until they are complete (`retries` + 1 tries), record the rest as failed (a full disk: `DISK_FULL`, nothing recorded)."
-    states = {d.name: cell_status(d) for d in cell_dirs}
-    with ExitStack() as held:
-        mine = _lock_mine(held, cell_dirs, states, retry_failed, stale_after)
-        left, errors, full, attempts = _attempts(mine, run, retries)
-        full = _record_failed(left, errors, attempts, full)
-        for d in mine: states[d.name] = cell_status(d) or (DISK_FULL if full and d in left else 'interrupted')  # interrupted: left incomplete, not failed
-    return states
-
-# %% ../../nbs/07c_sweep.ipynb #5d248677
-def run_cell(cell_dir, # the cell's run folder, runs/<study>/<cell>
-             params: dict, # papermill parameters: preset, out_dir and every RunConfig field
-             notebook, # the training notebook
-             retries: int = 1, # extra attempts after a crash
-             retry_failed: bool = False, # run a cell already recorded as failed
-             env: dict|None = None, # extra environment for the kernel, e.g. CUDA_VISIBLE_DEVICES
-             cwd=None, # the kernel's working folder
-             stale_after: float = STALE_AFTER,
-             reuse_kernel: bool = False, # run in this worker's kept kernel (`execute_notebook`)
-            ) -> str:
-    "Run one cell under its lock; return its state: done, diverged, failed, running (elsewhere) or interrupted."
-    cell_dir = Path(cell_dir)
-    run = lambda _: execute_notebook(notebook, cell_dir/'train.ipynb', params, env, cwd, cell_dir/'kernel.log', reuse_kernel)
-    return _run_locked([cell_dir], run, retries, retry_failed, stale_after)[cell_dir.name]
-
-# %% ../../nbs/07c_sweep.ipynb #b01a4d45
-def cell_params(cell: Cell, study: Study, cell_dir, threads: int|None = None,
-                log_to: str|None = None, # where the run also reports (a runtime field: the cell stays the same run)
-               ) -> dict:
-    "The papermill parameters of a cell: preset, out_dir and every RunConfig field (threads filled in if unset; log_to if given)."
-    cfg = cell.config.to_dict()
-    if threads and not cfg['threads']: cfg['threads'] = threads
-    if log_to is not None: cfg['log_to'] = log_to
-    return dict(preset=study.preset, out_dir=str(Path(cell_dir).resolve()), **cfg)
-
-# %% ../../nbs/07c_sweep.ipynb #54b9051e
-def study_tasks(st: Study, study_dir, cells: list, # the cells to run
-                threads: int|None = None, # torch threads when the study leaves `threads` at 0
-                log_to: str|None = None, # every cell also reports to this tracker (None: as the study file says)
-                **kw, # notebook, retries, retry_failed, cwd, stale_after, reuse_kernel: passed on to every task
-               ) -> list[dict]:
-    "The tasks that run `cells`: `run_cell`'s arguments, one task per cell."
-    d = Path(study_dir)
-    return [dict(cell_dir=str(d/c.id), params=cell_params(c, st, d/c.id, threads, log_to), **kw) for c in cells]
-
-# %% ../../nbs/07c_sweep.ipynb #719acde5
-def task_cells(task: dict) -> list[str]:
-    "The ids of the cells a task runs (one)."
-    return [Path(task['cell_dir']).name]
-
-# %% ../../nbs/07c_sweep.ipynb #b2abdfa4
-def run_task(task: dict, # one of `study_tasks`
-             env: dict|None = None) -> dict:
-    "Run one task; return the state of each of its cells."
-    return {Path(task['cell_dir']).name: run_cell(**task, env=env)}
+__all__ = ['CONTEXT', 'METRICS', 'TAIL', 'split_entropies', 'collect_results', 'write_results', 'SweepResult', 'refine_round',
+           'preflight', 'data_files', 'run_study']
 
 # %% ../../nbs/07c_sweep.ipynb #f9394fd7
 CONTEXT = ('n_embd', 'n_head', 'block_size', 'batch_size', 'max_iters', 'warmup_iters', 'tokenizer', 'dataset', 'dtype')
@@ -230,17 +105,6 @@ def write_results(study_dir) -> Path:
     atomic_write(p, collect_results(study_dir).to_csv(index=False))
     return p
 
-# %% ../../nbs/07c_sweep.ipynb #8188de64
-def visible_gpus() -> list[str]:
-    "GPU ids this process may use: CUDA_VISIBLE_DEVICES when set, else the GPUs `nvidia-smi -L` lists."
-    v = os.environ.get('CUDA_VISIBLE_DEVICES')
-    if v is not None: return [g.strip() for g in v.split(',') if g.strip() and g.strip() != '-1']
-    smi = shutil.which('nvidia-smi')
-    if not smi: return []
-    try: out = subprocess.run([smi, '-L'], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError): return []
-    return [str(i) for i, _ in enumerate(l for l in out.splitlines() if l.startswith('GPU '))]
-
 # %% ../../nbs/07c_sweep.ipynb #7afeb713
 @dataclass
 class SweepResult:
@@ -282,89 +146,6 @@ def problem(self: SweepResult) -> str|None:
         parts.append(f"{len(ids)} {'cell' if len(ids) == 1 else 'cells'} {state} ({named}): {fix}")
     return f"{self.study_dir.name}: " + '; '.join(parts) if parts else None
 
-# %% ../../nbs/07c_sweep.ipynb #2e08c9f3
-def check_writable(folder: Path, subfolders=()):
-    "Raise `SweepError` naming the path when `folder` (or one of `subfolders`) cannot be made or written: a file in the way, a read-only disk."
-    folder = Path(folder)
-    for p in (folder, *folder.parents):  # the nearest part of the path that exists must be a folder, on a writable disk
-        if not p.exists(): continue
-        if not p.is_dir(): raise SweepError(f"{p} is a file, not a folder, so {folder} cannot be made there: choose another --runs-dir or move the file")
-        if os.statvfs(p).f_flag & os.ST_RDONLY: raise SweepError(f"{p} is on a read-only file system: give --runs-dir a folder on a writable disk")
-        break
-    for s in subfolders:
-        if Path(s).exists() and not Path(s).is_dir():
-            raise SweepError(f"{s} is a file where a cell's run folder goes: move or delete it, then run the same command again")
-
-# %% ../../nbs/07c_sweep.ipynb #347f11ba
-_VARIES = object()  # a field on a study's axes: it has no one value to compare
-
-def _design_value(preset, fixed: dict, axes: dict, k: str):
-    "Field `k` as a study sets it for every cell: its fixed value, else `_VARIES` when it is an axis, else the preset's default."
-    if k in fixed: return fixed[k]
-    return _VARIES if k in axes else (default_values() | PRESETS.get(preset, {})).get(k)
-
-# %% ../../nbs/07c_sweep.ipynb #335331ef
-def design_difference(old: dict, st: Study) -> str|None:
-    "None when the study.json `old` records the design of `st` (name, preset, fixed fields: axes and `only` may grow), else the first difference, in words."
-    if 'name' in old and old['name'] != st.name: return f"name={old['name']!r} (this study is {st.name!r})"
-    src = st.source if st.source not in ('', 'dict') else 'this study'  # the file that says otherwise
-    if 'preset' in old and old['preset'] != st.preset: return f"preset={old['preset']!r}, but {src} says preset={st.preset!r}"
-    if not isinstance(old.get('fixed'), dict): return None  # a record without its design (hand-made): the cells' own check stands
-    of, oa = old['fixed'], old.get('axes') if isinstance(old.get('axes'), dict) else {}
-    for k in sorted((set(of) | set(st.fixed)) - set(RUNTIME_FIELDS)):  # how a run computes is no difference (threads, device)
-        a, b = _design_value(old.get('preset'), of, oa, k), _design_value(st.preset, st.fixed, st.axes, k)
-        if _VARIES not in (a, b) and a != b:
-            say = lambda v, f: f"{v!r}" + ('' if k in f else " (the preset's default)")
-            return f"fixed {k}={say(a, of)}, but {src} says {k}={say(b, st.fixed)}"
-    return None
-
-# %% ../../nbs/07c_sweep.ipynb #23887015
-def _old_record(study_dir: Path):
-    "The study.json already in `study_dir` (None when there is none); refused, naming it, when it cannot be read or is no study's record: it is never overwritten."
-    try: old = read_json(study_dir/'study.json') if (study_dir/'study.json').exists() else None
-    except FileError as e: raise StudyError(f"{e}: the study's record cannot be read, so it is not overwritten; move it aside (the run folders "
-                                            "speak for themselves) and run the same command again") from None
-    if old and not isinstance(old, dict):
-        raise StudyError(f"{study_dir/'study.json'} holds {json.dumps(old)[:40]}, not a study's record (a JSON object); it is not overwritten: "
-                         "move it aside (the run folders speak for themselves) and run the same command again")
-    return old
-
-# %% ../../nbs/07c_sweep.ipynb #faa372c7
-def _cells_differ(study_dir: Path, old: dict, st: Study):
-    "Refuse a cell of `st` that the folder's record `old` holds run with other settings (runtime fields, and fields added since, not compared)."
-    new = {c.id: c.config.to_dict() for c in st.cells}
-    for cid, cfg in (old.get('cells') or {}).items():
-        if cid not in new: continue
-        diff = [k for k in sorted(set(cfg) & set(new[cid])) if k not in RUNTIME_FIELDS and cfg[k] != new[cid][k]]  # fields added later: ignored
-        if diff:
-            k = diff[0]
-            raise StudyError(f"{study_dir} holds cell {cid} run with {k}={cfg.get(k)!r}, but the study now says {k}={new[cid].get(k)!r}: "
-                             "use another study name or runs dir, or delete the folder")
-
-# %% ../../nbs/07c_sweep.ipynb #23224be5
-def _data_changed(study_dir: Path, old: dict, hashes: dict):
-    "Refuse a data file whose sha256 now (`hashes`) is not the one the folder's record `old` holds: its runs read another text."
-    for p, h in (old.get('data_files') or {}).items():
-        if p in hashes and hashes[p] != h:
-            raise StudyError(f"data file {p!r} changed since {study_dir} was started (sha256 {h[:12]}… now {hashes[p][:12]}…)")
-
-# %% ../../nbs/07c_sweep.ipynb #ba24b241
-def check_study_folder(study_dir: Path, st: Study, hashes: dict, # the study's data files and their sha256 now (`data_files`)
-                       repair: bool = False):
-    "Refuse a folder that holds another study (its study.json records another design), the same cells run with other settings (each cell folder's own config.json), a damaged record (unless `repair`), or other data files."
-    if (study_dir/'ladder.json').exists():  # a ladder's folder (its rungs are studies one level down): never mixed with a study
-        raise StudyError(f"{study_dir} is the folder of ladder {study_dir.name!r} (it holds ladder.json); name the study otherwise")
-    check_writable(study_dir, [study_dir/c.id for c in st.cells])  # a file in the way, a read-only disk: said before anything is written
-    for p in check_cell_folders(st, study_dir, repair):  # the run folders themselves, whatever study.json says or whether it exists
-        print(f"qknorm: {p.name.split('.damaged-')[0]}: its config.json or summary.json was damaged (a record no run writes); "
-              f"moved aside to {p.name}, the cell runs again", file=sys.stderr)
-    if not (old := _old_record(study_dir)): return
-    _cells_differ(study_dir, old, st)
-    if (why := design_difference(old, st)):  # one folder is one study: more seeds or LRs grow it, another design is another study
-        raise StudyError(f"{study_dir} holds another study: its study.json records {why}. One folder is one study: "
-                         f"give this study another name (its name: key, or the file's name) or another --runs-dir; nothing was written")
-    _data_changed(study_dir, old, hashes)
-
 # %% ../../nbs/07c_sweep.ipynb #8b5d5112
 def _write_study_json(study_dir: Path, st: Study, hashes: dict, refine_stop: str|None = None):
     "Write study.json: the spec, the data files' hashes, every cell's config, the cells refinement added (with their rounds) and why it stopped."
@@ -375,92 +156,6 @@ def _write_study_json(study_dir: Path, st: Study, hashes: dict, refine_stop: str
                created=old.get('created', now()), updated=now(), cells=(old.get('cells') or {}) | {c.id: c.config.to_dict() for c in st.cells},
                refined=list(refined.values()), rounds={cid: s['round'] for cid, s in refined.items()},
                refine_stop=refine_stop or old.get('refine_stop')))
-
-# %% ../../nbs/07c_sweep.ipynb #df0f9fa7
-def _run_local(tasks, workers, gpus, on_done):
-    "Run `tasks` on `workers` threads, each keeping one GPU of `gpus` (and its kernel) for the whole sweep; `on_done(cell, state)` as each ends."
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-    slots, mine = queue.Queue(), threading.local()
-    for i in range(workers): slots.put(gpus[i % len(gpus)] if gpus else None)
-    def work(t):
-        if not hasattr(mine, 'gpu'): mine.gpu = slots.get()  # a worker keeps its GPU, and so its kept kernel, for the whole sweep
-        return run_task(t, env={'CUDA_VISIBLE_DEVICES': mine.gpu} if mine.gpu is not None else None)
-    ex = ThreadPoolExecutor(workers, thread_name_prefix='task')
-    try:
-        for f in as_completed([ex.submit(work, t) for t in tasks]):
-            for cid, state in f.result().items(): on_done(cid, state)
-    except BaseException:
-        stop_kernels(); ex.shutdown(wait=False, cancel_futures=True)
-        raise
-    finally:
-        ex.shutdown(wait=True)
-
-# %% ../../nbs/07c_sweep.ipynb #3547bf44
-class CellJob:
-    "A Slurm array task: runs one task (a cell); on pre-emption or timeout submitit calls `checkpoint` and requeues it."
-    def __call__(self, task: dict) -> dict: return run_task(task)
-    def checkpoint(self, task: dict):
-        import submitit
-        return submitit.helpers.DelayedSubmission(self, task)  # resumes from the cell's ckpt.pt
-
-# %% ../../nbs/07c_sweep.ipynb #f30c1e12
-def _slurm_executor(st: Study, study_dir: Path):
-    "A submitit executor with the resources the study's `slurm:` block sets (only those), logging under `<study>/.submitit`."
-    import submitit
-    s = st.slurm
-    ex = submitit.AutoExecutor(folder=study_dir/'.submitit'/'%j', cluster=s['cluster'])
-    params = dict(name=f"qknorm-{st.name}", timeout_min=s['timeout_min'] or 60, gpus_per_node=s['gpus_per_node'],
-                  cpus_per_task=s['cpus_per_task'], mem_gb=s['mem_gb'], slurm_partition=s['partition'],
-                  slurm_account=s['account'], slurm_qos=s['qos'], slurm_array_parallelism=s['array_parallelism'],
-                  slurm_setup=s['setup'])
-    ex.update_parameters(**{k: v for k, v in params.items() if v is not None})
-    return ex
-
-# %% ../../nbs/07c_sweep.ipynb #f9869637
-def _await_jobs(jobs: list, cells: list, study_dir: Path, poll: float, on_done) -> dict:
-    "Each cell's state as its job (`jobs[i]` runs `cells[i]`) ends; a job that ended outside its task leaves its cells as their folders say."
-    states, pending = {}, dict(enumerate(jobs))
-    while pending:
-        for i, j in list(pending.items()):
-            if not j.done(): continue  # (submitit's debug cluster runs the job right here, when asked)
-            try: got = j.result()
-            except Exception as e:
-                print(f"{', '.join(cells[i])}: job {j.job_id} ended outside the task: {_short_error(e, 300)}", file=sys.stderr)
-                got = {c: cell_status(study_dir/c) or 'pending' for c in cells[i]}
-            del pending[i]
-            for c, state in got.items(): states[c] = state; on_done(c, state)
-        if pending: time.sleep(poll)
-    return states
-
-# %% ../../nbs/07c_sweep.ipynb #b3d7bbaf
-def _run_slurm(tasks, st: Study, study_dir: Path, wait, poll, on_done):
-    "Submit `tasks` as one job array; with `wait`, each cell's state as its job ends, else 'submitted'."
-    ex = _slurm_executor(st, study_dir)
-    from qknorm_nb.study.sweep import CellJob  # the installed module's class, so the job pickles as an import (also from a notebook)
-    try: jobs = ex.map_array(CellJob(), tasks)
-    except Exception as e:  # sbatch refused (no controller, a bad partition or account): one line, the cells stay pending
-        raise SweepError(f"Slurm did not take the job array: {_short_error(e, 300)}") from None
-    cells = [task_cells(t) for t in tasks]  # each job's cells
-    print(f"submitted {sum(map(len, cells))} cells in {len(jobs)} tasks as job array {jobs[0].job_id.split('_')[0]}; "
-          f"logs in {study_dir/'.submitit'}", file=sys.stderr)
-    if not wait: return {c: 'submitted' for cs in cells for c in cs}
-    return _await_jobs(jobs, cells, study_dir, poll, on_done)
-
-# %% ../../nbs/07c_sweep.ipynb #52e2e0b0
-CPU_CELL_THREADS = 1  # torch threads per cell on a CPU-only machine by default (see the benchmark notebook)
-
-def sweep_slots(st: Study, kind: str, # the study, and 'local' or 'slurm'
-                workers: int|None = None, threads: int|None = None, gpus: list|None = None, # as `run_study` takes them
-                cores: int|None = None, # CPU cores; None: this machine's
-               ) -> tuple[int, int|None, list[str]]:
-    "How a sweep spreads over the machine: (cells at once, torch threads per cell, GPU ids to hand out)."
-    cores = cores or os.cpu_count() or 1
-    gpus = [str(g) for g in (gpus if gpus is not None else st.executor['gpus'] if st.executor['gpus'] is not None else visible_gpus())]
-    if workers is not None and (not is_int(workers) or workers < 1): raise SweepError(f"workers={workers!r} must be an int >= 1")
-    workers = workers or st.executor['workers'] or (len(gpus) if gpus else max(1, cores // CPU_CELL_THREADS))
-    if threads is not None and (not is_int(threads) or threads < 1): raise SweepError(f"threads={threads!r} must be an int >= 1")
-    threads = threads or st.executor['threads'] or (st.slurm['cpus_per_task'] if kind == 'slurm' else max(1, cores // workers))
-    return workers, threads, gpus
 
 # %% ../../nbs/07c_sweep.ipynb #13eeee8f
 def refine_round(st: Study, # the study; its cells so far are all complete
