@@ -28,7 +28,7 @@ def temperature_init(block_size: int, head_dim: int) -> float:
     return 1 / math.sqrt(head_dim)
 
 # %% ../nbs/00a_arms.ipynb #54c78d08
-ROLES = ('q_gain', 'k_gain', 'logit_scale')  # what a learnt parameter does in attention (02_attention applies each)
+ROLES = ('q_gain', 'k_gain', 'logit_scale')  # what a learnt parameter does in attention (02a_attention applies each)
 SHAPES = ('dim', 'scalar', 'head')           # (head_dim,) shared by the heads; (); (n_head, 1, 1), one per head
 STATS = ('mean', 'max', 'min', 'absmax')     # how a probe column reduces a parameter's entries to one number per layer
 

@@ -94,7 +94,7 @@ class _RecordFields(_RunFields):
     probe_every: int = 25     # steps between probes (attention logits, entropy, outliers); 0 = never
     ckpt_every: int = 100     # steps between checkpoints; 0 = never (a killed run starts over)
     log_every: int = 5        # steps between train-loss lines in metrics.jsonl
-    hopeless_after: float = 1.0  # fraction of max_iters after which val loss >= l0 ends a run as failed; 1 = never (04c_runstate)
+    hopeless_after: float = 1.0  # fraction of max_iters after which val loss >= l0 ends a run as failed; 1 = never (03c_runstate)
     loss_targets: list = field(default_factory=lambda: [2.5, 2.0, 1.5])  # record the first step below each
     log_to: str = 'none'      # also log the run to 'tensorboard' (event files in the run folder) or 'wandb'; 'none'
 
@@ -181,7 +181,7 @@ def validate(c: RunConfig) -> RunConfig:
     if c.warmup_iters > c.max_iters: _fail(f"warmup_iters={c.warmup_iters} is larger than max_iters={c.max_iters}")
     for n in ('train_tokens', 'val_tokens'):
         if getattr(c, n) <= c.block_size: _fail(f"{n}={getattr(c, n)} must be larger than block_size={c.block_size}")
-    return c  # whether `dataset` and `val_dataset` can be read here is the data's check: `data.check_sources` (01a_data)
+    return c  # whether `dataset` and `val_dataset` can be read here is the data's check: `data.check_sources` (01c_corpora)
 
 # %% ../nbs/00b_config.ipynb #36a20b5d
 PRESETS = {

@@ -257,7 +257,7 @@ def split_by(df, # a results table (a pandas DataFrame)
     return list(df.groupby(axis, sort=True, dropna=False))
 
 # %% ../nbs/00_files.ipynb #5bde4f2d
-SAMPLE_FILES = ('tinystories_train_sample.txt', 'tinystories_valid_sample.txt', 'tinystories_train_6mb.txt')  # cut from TinyStories (01b_samples)
+SAMPLE_FILES = ('tinystories_train_sample.txt', 'tinystories_valid_sample.txt', 'tinystories_train_6mb.txt')  # cut from TinyStories (01d_samples)
 
 def corpus_of(dataset) -> str:
     "The corpus a run's `dataset` (or `val_dataset`) reads: 'tinystories' for the hub dataset and for any of `SAMPLE_FILES` (cut from it), else the value itself."

@@ -19,7 +19,7 @@ same LRs, two seeds. The check's cells go to the corpus's runs folder; commit th
 It runs in the repository it lives in, from whatever folder it is started. A prediction is never made again once
 it was committed or its check ran: a missing one is restored from git (git checkout -- FILE), and a damaged one,
 a bad ladder file or a failed git command end with one line on stderr (exit status 2) before anything is written.
-Git proves the order (nbs/07f_check.ipynb, "Git proves order"): outside a git checkout nothing is predicted, and a
+Git proves the order (nbs/07e_check.ipynb, "Git proves order"): outside a git checkout nothing is predicted, and a
 prediction that is not committed, or differs on disk from its last commit, is refused before any check cell runs.
 """
 import argparse, os, subprocess, sys, tempfile

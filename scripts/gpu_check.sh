@@ -2,7 +2,7 @@
 # The GPU check: on a machine with a CUDA GPU, the benchmark of the `core` and `cpu` shapes (baseline,
 # project step, fast settings, torch.compile; MFU against the measured bf16 and fp32 matmul peaks;
 # peak memory; the projected time of the core matrix). A few minutes.
-# With --prediction, instead: the full-scale check of a scale-ladder prediction (nbs/07f_check.ipynb):
+# With --prediction, instead: the full-scale check of a scale-ladder prediction (nbs/07e_check.ipynb):
 # both arms at each arm's predicted failure LR and one grid step either side, scored against it.
 #
 #   bash scripts/gpu_check.sh [OUT.json]      # default bench/gpu-<date>.json; printed as well

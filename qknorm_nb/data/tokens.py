@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from ..files import sha256
 from ..config import CORPORA, TOKENIZERS
-from .stories import BUILTIN_VERSION  # the builtin generator's version, part of the cache key (nbs/01_stories)
+from .stories import BUILTIN_VERSION  # the builtin generator's version, part of the cache key (nbs/01b_stories)
 from .corpora import DataError, HOLDOUT_EVERY, HUB, check_dataset, get_tokenizer, iter_documents, local_files
 
 # %% auto #0
