@@ -11,17 +11,18 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from IPython.display import Markdown, display
 from ..arms import VARIANTS, QK_NORMS
-from ..files import load_json, read_jsonl, CURVE, ARM, split_by
+from ..files import load_json, read_jsonl, CURVE, ARM, ENDED, split_by
 from ..model.probes import MEASURES_BY_NAME, measure_of  # the measures, each with its reduction (02c_probes)
 from ..analysis.metrics import OFF, fmt_num, curve_key, design_axes
 from ..analysis.scaling import SCALE_QUANTITIES, COMPARISONS, arms_of
-from ..analysis.plots import load_metrics
+from ..analysis.plots import load_metrics, arm_label
 from ..analysis.refine import brackets
 
 # %% auto #0
-__all__ = ['PAGE_QUANTITIES', 'LAST_PROBE', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms', 'arm_key', 'cap_pair',
-           'gap_interval', 'shown_quantities', 'draw_point', 'band', 'facet_views', 'refine_cost', 'new_cells_cost',
-           'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data']
+__all__ = ['PAGE_QUANTITIES', 'LAST_PROBE', 'RULE_NOW', 'md', 'fmt', 'bracket', 'iv', 'ci', 'arm_rank', 'sort_arms', 'arm_key',
+           'cap_pair', 'gap_interval', 'shown_quantities', 'draw_point', 'band', 'facet_views', 'refine_cost',
+           'new_cells_cost', 'fit_words', 'failure_kind', 'last_probe', 'first_signal', 'study_data', 'reads_line',
+           'left_out_words', 'partial_words', 'rule_words', 'refinement_words', 'provenance', 'provenance_words']
 
 # %% ../../nbs/08b_plumbing.ipynb #5d8bad07
 def md(s: str):
@@ -206,3 +207,91 @@ def study_data(d) -> str:
     "The corpus the cells of study folder `d` trained on (the first cell whose config names one), with its validation text; '?' when none does."
     c = next((x for x in (load_json(p / 'config.json') for p in sorted(Path(d).iterdir()) if p.is_dir()) if isinstance(x, dict) and x.get('dataset')), {})
     return Path(c.get('dataset', '?')).name + (f" (val {Path(c['val_dataset']).name})" if c.get('val_dataset') else '')
+
+# %% ../../nbs/08b_plumbing.ipynb #c30d9632
+def reads_line(name: str, cfg: dict, runs: pd.DataFrame, cov: pd.DataFrame) -> str:
+    "The study `name`, its text (the first cell's config `cfg`, or every dataset of `runs` where the study varies it), and how many declared cells (`cov`) ended and how."
+    data = Path(cfg['dataset']).name + (f" (validation text `{Path(cfg['val_dataset']).name}`)" if cfg.get('val_dataset') else '')
+    if runs['dataset'].nunique() > 1: data = '` and `'.join(sorted({Path(x).name for x in runs['dataset']}))  # a design axis of the study
+    n = runs.loc[runs['status'].isin(ENDED), 'status'].value_counts()
+    return (f"**{name}** on `{data}`: {int(cov['ended'].sum())} of its {int(cov['declared'].sum())} declared cells have ended "
+            f"({', '.join(f'{v} {k}' for k, v in n.items())}).")
+
+# %% ../../nbs/08b_plumbing.ipynb #63e1b0a6
+def left_out_words(left_out: dict) -> str:
+    "The folders `collect_results` left out ({path: why}), each named with why; '' when none."
+    if not left_out: return ''
+    return (f"**Left out of every number below: {len(left_out)} folder(s)** that could not be used (they ran, but their record is "
+            "damaged, or they are no cell of this study; not still to run): "
+            + '; '.join(f"`{Path(k).name}`: {v}" for k, v in sorted(left_out.items())) + ". Re-run a damaged cell by moving its folder aside.")
+
+# %% ../../nbs/08b_plumbing.ipynb #6335132d
+def _missing(cov: pd.DataFrame, partial: pd.DataFrame) -> list:
+    "What each depth with cells to run lacks: the whole depth, or per arm (the pages' order) how many of its cells ended and were left out."
+    out = []
+    for L, g in partial.groupby('n_layer'):
+        if (g.ended + g.left_out == 0).all() and len(g) == (cov.n_layer == L).sum(): out.append(f"n_layer={L}: no run yet"); continue
+        out += [f"{arm_label(getattr(r, ARM))} at n_layer={L}: " + ('no run yet' if r.ended + r.left_out == 0 else f'{r.ended} of {r.declared} ended'
+                + (f', {r.left_out} left out (above)' if r.left_out else '')) for r in sorted(g.itertuples(), key=lambda r: arm_rank(getattr(r, ARM)))]
+    return out
+
+# %% ../../nbs/08b_plumbing.ipynb #62aec4ee
+def partial_words(cov: pd.DataFrame, spec: dict, arms, depths, n_held: int) -> str:
+    "What a partial study lacks (`progress.coverage` rows with cells to run), the arms and depths of its grid not on the page yet, the ended runs held back (`n_held`); '' when none is to run."
+    partial = cov[cov['to_run'] > 0]
+    if not len(partial): return ''
+    ax = spec.get('axes') or {}
+    absent = [f"arm `{a}`" for a in ax.get(ARM) or arms if a not in arms] + [f"depth {L}" for L in ax.get('n_layer') or depths if L not in depths]
+    return (f"**The study is partial: every verdict below is provisional.** Still to run: {int(cov['to_run'].sum())} cells ("
+            + '; '.join(_missing(cov, partial)) + ")." + (f" Not on this page at all yet: {', '.join(absent)}." if absent else '')
+            + (f" {n_held} ended runs are held back: their LR has not ended for every arm yet, and the arms are compared "
+               "on the LRs they all ran." if n_held else ''))
+
+# %% ../../nbs/08b_plumbing.ipynb #6720eb32
+RULE_NOW = ("**Rule that made the runs:** every run trained to its budget unless its loss went non-finite; failure is judged "
+            "from the final validation loss (non-finite or ≥ ℓ0, the methods page), and every summary records it (`failure`) "
+            "with the run's instability (peak train loss / ℓ0, its step, steps above ℓ0, recovered or not).")  # since issue 12
+
+# %% ../../nbs/08b_plumbing.ipynb #1940bc26
+def rule_words(summaries: dict, n_failed: int, val_losses) -> str:
+    "Which rule made the runs ({cell: summary}): `RULE_NOW`, or the old early stop, with how many of the `n_failed` failed runs it stopped and how many were recovering (`val_losses(cell)`)."
+    old = [c for c, s in summaries.items() if 'failure' not in s]
+    if not old: return RULE_NOW
+    stopped = [c for c in old if 'not below l0' in str(summaries[c].get('diverged_reason') or '')]
+    steps = sorted({summaries[c].get('diverged_step') for c in stopped} - {None})
+    falling = sum(len(v) == 3 and v[2] < v[1] < v[0] for v in (val_losses(c)[-3:] for c in stopped))  # recovering when the rule stopped it
+    return (f"**Rule that made the runs: the old one{' (for ' + str(len(old)) + ' of them: the study mixes rules)' if len(old) < len(summaries) else ''}.** "
+            f"A run stopped once its validation loss stayed ≥ ℓ0 for 3 evaluations in a row; {len(stopped)} of its "
+            f"{n_failed} failed runs were stopped that way (at step {', '.join(map(str, steps)) or '–'}), not by a "
+            f"non-finite loss, and in {falling} of those {len(stopped)} the validation loss fell at each of its last 3 evaluations "
+            "(the run was recovering when it was stopped). Issue 12 showed such runs recover: `runs/cpu-tinystories` `L4-qk_layernorm-lr1e+0-s0` read "
+            "val 39.3 → 19.1 → 9.15 at steps 25/50/75 when it was stopped, and trained to the end at LR 1 (4 layers) both arms "
+            "recovered (off 3.05, on 2.84; ℓ0 5.57). So **the failure edges on this page are biased low**, for both arms, "
+            "and where both arms 'fail' at the same LR the page cannot tell whether QK-norm moves the edge.")
+
+# %% ../../nbs/08b_plumbing.ipynb #2cacef81
+def refinement_words(df: pd.DataFrame, spec: dict) -> str:
+    "What refinement added beside the grid (round 0) and what it bought (`plumbing.refine_cost`); or that no round has ended, and whether the study declares refinement."
+    rounds, ref = df['round'].astype(int).value_counts().sort_index(), spec.get('refine')
+    if len(rounds) > 1:
+        return ("**Refinement:** " + ', '.join(f"round {r} added {n} ended cells" for r, n in rounds.items() if r > 0)
+                + f" beside the {rounds.get(0, 0)} ended grid cells (round 0)." + (f" {refine_cost(df, spec)}" if ref else ''))
+    return ("**Refinement:** no refinement round has ended yet: only the grid (round 0)." + (
+        f" The study declares one (target bracket ratio {ref.get('target_ratio')}, at most {ref.get('max_rounds')} rounds)." if ref else " The study declares none."))
+
+# %% ../../nbs/08b_plumbing.ipynb #861f5f77
+def provenance(summaries: dict) -> tuple:
+    "(package versions, git commits) that made the runs, from their summaries, each sorted; an unrecorded one left out."
+    return (sorted({s.get('package_version') for s in summaries.values()} - {None}),
+            sorted({(s.get('git') or {}).get('commit') for s in summaries.values()} - {None}))
+
+# %% ../../nbs/08b_plumbing.ipynb #b6c4a522
+def provenance_words(summaries: dict) -> str:
+    "The code provenance in words when more than one version or commit made the runs: how many runs each commit made; '' else."
+    versions, commits = provenance(summaries)
+    if len(versions) <= 1 and len(commits) <= 1: return ''
+    by = pd.Series([(s.get('git') or {}).get('commit', '?')[:10] for s in summaries.values()]).value_counts()
+    return (f"**Code provenance.** These runs were made by {len(by)} commits of the package "
+            f"({', '.join(f'{c}: {n} runs' for c, n in by.items())}). A later commit can change what a run computes, so a "
+            f"difference between cells made by different commits mixes the code with the design; each cell's `summary.json` "
+            f"records its commit, and `git log` between them says what changed.")
