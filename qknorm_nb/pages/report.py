@@ -99,6 +99,15 @@ def _h3_page(folder, name, root):
         c = _analysis_section(root, 'cliff')[1].get('study')
         return '27_depth_cliff.ipynb', dict(study_dir=str(folder), rule_file=str(rule.resolve())) | ({'cliff_dir': str(root/'runs'/c)} if c else {})
 
+# %% ../../nbs/08a_report.ipynb #89d18e47
+def _shift_page(folder, name, root):
+    "A study with a prediction file, studies/predictions/<name>.json, where the analysis rule has a `shift` section: the shift page, beside its base."
+    rule, shift = _analysis_section(root, 'shift')
+    pred = root/'studies'/'predictions'/f'{name}.json'  # routed by its presence: the page refuses a damaged one, naming it
+    if shift and pred.is_file():
+        base = {'base_dir': str(root/'runs'/shift['base'])} if isinstance(shift.get('base'), str) else {}
+        return '28_shift.ipynb', dict(study_dir=str(folder), prediction_file=str(pred.resolve()), rule_file=str(rule.resolve())) | base
+
 # %% ../../nbs/08a_report.ipynb #7226a3f6
 def _mechanism_page(folder, name, root):
     "A study a mechanism rule names (studies/rules/*.yaml with `study: <name>` and `questions`): the natural-text page, which answers those questions."
@@ -109,7 +118,7 @@ def _mechanism_page(folder, name, root):
             return '25_natural.ipynb', dict(ladder_file=str(ladder.resolve()), runs_dir=str(root/'runs')) | _natural_params(root)
 
 # %% ../../nbs/08a_report.ipynb #432f121c
-STUDY_PAGES = (_depth_page, _cliff_page, _h3_page, _mechanism_page)  # a study's own page, first match wins; none: the study page, 20_analysis
+STUDY_PAGES = (_depth_page, _cliff_page, _h3_page, _shift_page, _mechanism_page)  # a study's own page, first match wins; none: the study page, 20_analysis
 LADDER_PAGES = {'length': '24_length.ipynb', 'length-tinystories': '25_natural.ipynb'}  # by the ladder's name; others: 22_scale
 
 # %% ../../nbs/08a_report.ipynb #e37f6b57
