@@ -111,9 +111,10 @@ def lr50(fit, level, step):
     _, lo, hi = band(fit, xg, level)
     inside = xg[(lo <= 0.5) & (hi >= 0.5)]
     x50 = fit["xc"] - fit["a"] / fit["b"] if fit["b"] > 0 else math.nan
+    r50 = math.inf if x50 > 300 else 10 ** x50  # a nearly flat fit: P = 0.5 beyond any float LR (no point, not a crash)
     if not len(inside):
-        return dict(lr50=10 ** x50, lo=None, hi=None, open_lo=True, open_hi=True)
-    return dict(lr50=10 ** x50, lo=float(10 ** inside.min()), hi=float(10 ** inside.max()),
+        return dict(lr50=r50, lo=None, hi=None, open_lo=True, open_hi=True)
+    return dict(lr50=r50, lo=float(10 ** inside.min()), hi=float(10 ** inside.max()),
                 open_lo=bool(inside.min() <= xg[0]), open_hi=bool(inside.max() >= xg[-1]))
 
 

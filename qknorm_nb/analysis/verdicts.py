@@ -90,7 +90,7 @@ def useful_bar(r: pd.DataFrame,      # `tidy_runs` output (with h1, h2 from `add
     if useful not in CRITERIA: raise ResultsError(f"useful={useful!r} is not a usefulness criterion; allowed: {quoted(CRITERIA)} or nats above ℓ*")
     if any(h in RULE.bars[useful] for h in ('H1', 'H2')) and ('h1' not in r.columns or r['h1'].isna().any() or r['h2'].isna().any()):
         raise ResultsError(f"the usefulness bar {useful!r} needs the validation text's entropies (columns h1, h2: "
-                           f"metrics.add_entropies, from the study's entropies.json or its data)")
+                           f"analysis.entropy.add_entropies, from the study's entropies.json or its data)")
     h = r.reindex(columns=[*depth_key(r), 'h1', 'h2']).groupby(depth_key(r)).mean()  # NaN where a table has none (ℓ* + 0.5 needs none)
     return pd.Series({L: CRITERIA[useful](s, h.at[L, 'h1'], h.at[L, 'h2']) for L, s in star.items()})
 

@@ -44,7 +44,7 @@ def clopper_pearson(k: int, n: int, level: float = RULE.cliff['level']) -> tuple
     return lo, hi
 
 # %% ../../nbs/05e_cliff.ipynb #da6cd3a0
-def collapse_runs(df: pd.DataFrame,               # a study's results table (with h1, h2: `metrics.add_entropies`)
+def collapse_runs(df: pd.DataFrame,               # a study's results table (with h1, h2: `entropy.add_entropies`)
                   criterion: str = RULE.collapse,  # the rule's collapse criterion (a usefulness bar)
                  ) -> pd.DataFrame:
     "The ended runs of `df` (tidy: curve key, lr, seed, loss, fail) with `collapsed`: failed, or above the criterion's bar."
@@ -107,8 +107,9 @@ def _lr50(fit, level, step) -> dict:
     _, lo, hi = fit_band(fit, xg, level)
     inside = xg[(lo <= 0.5) & (hi >= 0.5)]
     x50 = fit['xc'] - fit['a'] / fit['b'] if fit['b'] > 0 else math.nan
-    if not len(inside): return dict(lr50=10 ** x50, lr50_lo=math.nan, lr50_hi=math.nan, open_lo=True, open_hi=True)
-    return dict(lr50=10 ** x50, lr50_lo=float(10 ** inside.min()), lr50_hi=float(10 ** inside.max()),
+    lr50 = math.inf if x50 > 300 else 10 ** x50  # a nearly flat fit puts P = 0.5 beyond any float LR: no point, not a crash
+    if not len(inside): return dict(lr50=lr50, lr50_lo=math.nan, lr50_hi=math.nan, open_lo=True, open_hi=True)
+    return dict(lr50=lr50, lr50_lo=float(10 ** inside.min()), lr50_hi=float(10 ** inside.max()),
                 open_lo=bool(inside.min() <= xg[0]), open_hi=bool(inside.max() >= xg[-1]))
 
 # %% ../../nbs/05e_cliff.ipynb #447d4434
