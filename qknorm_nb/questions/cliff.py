@@ -98,6 +98,8 @@ def fit_band(fit: dict, x, level: float) -> tuple:
 # %% ../../nbs/05e_cliff.ipynb #732addb7
 def _grid(fit, step): return np.arange(fit['xs'].min(), fit['xs'].max() + step / 2, step)  # log10 LRs inside the fitted ones, `step` apart
 
+def _exp10(x) -> float: return math.inf if x > 300 else 10 ** x  # an LR from its log10: a nearly flat fit puts it beyond any float (inf, not an OverflowError)
+
 # %% ../../nbs/05e_cliff.ipynb #4d063495
 def _lr50(fit, level, step) -> dict:
     "The P = 0.5 LR and the band's interval around it; `open_lo`/`open_hi` where the interval reaches the fitted range's end."
@@ -107,7 +109,7 @@ def _lr50(fit, level, step) -> dict:
     _, lo, hi = fit_band(fit, xg, level)
     inside = xg[(lo <= 0.5) & (hi >= 0.5)]
     x50 = fit['xc'] - fit['a'] / fit['b'] if fit['b'] > 0 else math.nan
-    lr50 = math.inf if x50 > 300 else 10 ** x50  # a nearly flat fit puts P = 0.5 beyond any float LR: no point, not a crash
+    lr50 = _exp10(x50)  # a nearly flat fit puts P = 0.5 beyond any float LR: no point, not a crash
     if not len(inside): return dict(lr50=lr50, lr50_lo=math.nan, lr50_hi=math.nan, open_lo=True, open_hi=True)
     return dict(lr50=lr50, lr50_lo=float(10 ** inside.min()), lr50_hi=float(10 ** inside.max()),
                 open_lo=bool(inside.min() <= xg[0]), open_hi=bool(inside.max() >= xg[-1]))
@@ -280,7 +282,7 @@ def h3_slope(runs: pd.DataFrame,  # `collapse_runs` of the depth study (every de
     reps, cens = _boot_slopes(off, depths, x, h, rule)
     a = (1 - h['level']) / 2
     lo, hi = (float(v) for v in np.quantile(reps, [a, 1 - a]))
-    return dict(depths=depths, lr50={d: 10 ** pts[d][0] for d in depths}, censored={d: pts[d][1] for d in depths},
+    return dict(depths=depths, lr50={d: _exp10(pts[d][0]) for d in depths}, censored={d: pts[d][1] for d in depths},
                 slope=slope, lo=lo, hi=hi, censored_replicates=cens, **h3_verdict(lo, hi, pts, h['smallest_effect']))
 
 # %% ../../nbs/05e_cliff.ipynb #6fe02de4
