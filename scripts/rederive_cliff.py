@@ -100,6 +100,11 @@ def grid(fit, step):
 
 
 # ------------------------------------------------------------------------------- the LRs a builder reads
+def exp10(x):
+    """An LR from its log10: infinity where a nearly flat fit puts it beyond any float (not an OverflowError)."""
+    return math.inf if x > 300 else 10 ** x
+
+
 def lr50(fit, level, step):
     """The P = 0.5 LR and its interval: the grid LRs at which the `level` band contains 0.5 (an end at the grid's end is
     open). A separated sample has no fit: the bracket between the last all-trained and the first all-collapsed LR, its
@@ -111,7 +116,7 @@ def lr50(fit, level, step):
     _, lo, hi = band(fit, xg, level)
     inside = xg[(lo <= 0.5) & (hi >= 0.5)]
     x50 = fit["xc"] - fit["a"] / fit["b"] if fit["b"] > 0 else math.nan
-    r50 = math.inf if x50 > 300 else 10 ** x50  # a nearly flat fit: P = 0.5 beyond any float LR (no point, not a crash)
+    r50 = exp10(x50)
     if not len(inside):
         return dict(lr50=r50, lo=None, hi=None, open_lo=True, open_hi=True)
     return dict(lr50=r50, lo=float(10 ** inside.min()), hi=float(10 ** inside.max()),

@@ -158,7 +158,7 @@ def cliff(rs, collapsed):
     if fit["kind"] == "logistic":
         out["b"] = fit["b"]
     x, cens = point(rs, collapsed)
-    return dict(out, point=math.inf if x > 300 else 10 ** x, censored=cens)  # a nearly flat fit: beyond any float
+    return dict(out, point=C.exp10(x), censored=cens)
 
 
 # ------------------------------------------------------------------------------------------------ the slope
@@ -255,7 +255,7 @@ def h3_answer(h3, depths):
     # the percentile interval: numpy's default (linear between order statistics), a convention the rule leaves open
     lo, hi = (float(v) for v in np.quantile(reps, [a, 1 - a]))
     v, why = verdict(lo, hi, any(c for _, c in pts.values()), h3["smallest_effect"])
-    return dict(slope_depths=have, lr50={str(d): math.inf if pts[d][0] > 300 else 10 ** pts[d][0] for d in have}, censored={str(d): pts[d][1] for d in have},
+    return dict(slope_depths=have, lr50={str(d): C.exp10(pts[d][0]) for d in have}, censored={str(d): pts[d][1] for d in have},
                 slope=slope(x, [pts[d][0] for d in have]), lo=lo, hi=hi, censored_replicates=cens, verdict=v, why=why)
 
 

@@ -168,7 +168,7 @@ def derive(runs_dir, rules_dir, predictions_dir):
         studies.append(entry)
     return dict(rule=dict(measure=rule["measure"], base=rule["base"], smallest_effect=rule["smallest_effect"],
                           criterion=N.CLIFF["criterion"], level=N.CLIFF["level"], search_step=N.CLIFF["search_step"]),
-                base=base, studies=studies, notes=notes)
+                base=base, studies=studies, notes=list(dict.fromkeys(notes)))  # a note said of two studies (one text) once
 
 
 # ------------------------------------------------------------------------------------------------ the lines

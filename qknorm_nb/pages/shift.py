@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 from ..files import ARM, COMPLETE, read_json
 from ..analysis.metrics import OFF
-from ..questions.cliff import collapse_runs, plot_cliff
+from ..questions.cliff import collapse_runs, cliff_summary, plot_cliff
 from ..questions.shift import ShiftError, lr50_interval, score_shift, read_prediction
 from ..study.sweep import collect_results
 from ..ladder.check import git_file
@@ -71,16 +71,17 @@ def order_words(pred_file, study_dir) -> dict:
 def study_state(study_dir, rule,
                 name: str|None = None, # the study the caller expects (a prediction's `study`): another one in the folder is refused
                ) -> dict:
-    "A study folder as far as it goes: started, n_cells declared, the results table, its ended runs, their collapse runs (None before one ended), complete."
+    "A study folder as far as it goes: started, n_cells declared, the results table, its ended runs, their collapse runs and cliffs per arm (None before one ended), complete."
     d = Path(study_dir)
-    if not (d/'study.json').is_file(): return dict(started=False, n_cells=0, df=None, ended=None, runs=None, complete=False)
+    if not (d/'study.json').is_file(): return dict(started=False, n_cells=0, df=None, ended=None, runs=None, cliffs=None, complete=False)
     spec = read_json(d/'study.json')
     if name is not None and spec.get('name') != name:
         raise ShiftError(f"{d/'study.json'}: name is {spec.get('name')!r}; the prediction is of study {name!r}, so this folder is not its study")
     n_cells, df = len(spec.get('cells', {})), collect_results(d)
     ended = df[df['status'].isin(COMPLETE)] if len(df) else df
     runs = collapse_runs(df, rule.collapse) if len(ended) else None
-    return dict(started=True, n_cells=n_cells, df=df, ended=ended, runs=runs, complete=n_cells > 0 and len(ended) == n_cells)
+    cliffs = cliff_summary(runs, rule) if runs is not None else None  # each arm's cliff, read once for the words and the figure
+    return dict(started=True, n_cells=n_cells, df=df, ended=ended, runs=runs, cliffs=cliffs, complete=n_cells > 0 and len(ended) == n_cells)
 
 # %% ../../nbs/08h_shift.ipynb #c00f2091
 def config_title(df: pd.DataFrame) -> str:
@@ -91,11 +92,11 @@ def config_title(df: pd.DataFrame) -> str:
 
 # %% ../../nbs/08h_shift.ipynb #aaa9d7ba
 def shift_result(runs: pd.DataFrame|None, # `collapse_runs` of the study (None: no run has ended)
-                 base_runs: pd.DataFrame, # `collapse_runs` of the base configuration
+                 base_lr50: list,         # the base configuration's off-arm lr50 (`lr50_interval`), read once by the caller
                  pred: dict, rule) -> dict:
     "The prediction scored against the study's off-arm lr50, with the rule's verdict on the move from the base; {'pending': why} when there is nothing to score."
     if runs is None or not (runs[ARM] == OFF).any(): return dict(pending='no run of the off arm has ended yet')
-    return score_shift(pred, lr50_interval(runs, rule), lr50_interval(base_runs, rule), rule)
+    return score_shift(pred, lr50_interval(runs, rule), base_lr50, rule)
 
 # %% ../../nbs/08h_shift.ipynb #22112e69
 def score_words(sc: dict, complete: bool) -> str:
@@ -128,18 +129,18 @@ def plot_shift(panels: list,        # (title, collapse_table rows, fits) per con
     return fig
 
 # %% ../../nbs/08h_shift.ipynb #20f3293e
-def shift_row(pred_file, runs_dir, base_runs: pd.DataFrame, rule) -> dict:
+def shift_row(pred_file, runs_dir, base_lr50: list, rule) -> dict:
     "One shift study's line of the overview: its prediction, cells ended, observed lr50, score and verdict (interim while cells remain)."
     pred = read_prediction(pred_file)
     st = study_state(Path(runs_dir)/pred['study'], rule, pred['study'])
     row = dict(study=pred['study'], predicted=lr50_words(pred['lr50']), cells='not started', observed='–', score='–', verdict='–')
     if not st['started']: return row
-    sc = shift_result(st['runs'], base_runs, pred, rule)
+    sc = shift_result(st['runs'], base_lr50, pred, rule)
     row['cells'] = f"{len(st['ended'])} of {st['n_cells']} ended"
     if 'pending' in sc: return row | dict(score=sc['pending'])
     return row | dict(observed=lr50_words(sc['observed']), score=sc['score'], verdict=sc['verdict'] + ('' if st['complete'] else ' (interim)'))
 
-def shift_overview(pred_files, runs_dir, base_runs: pd.DataFrame, rule) -> pd.DataFrame:
+def shift_overview(pred_files, runs_dir, base_lr50: list, rule) -> pd.DataFrame:
     "Every shift prediction's line (`shift_row`), in the order given."
-    return pd.DataFrame([shift_row(f, runs_dir, base_runs, rule) for f in pred_files],
+    return pd.DataFrame([shift_row(f, runs_dir, base_lr50, rule) for f in pred_files],
                         columns=['study', 'predicted', 'cells', 'observed', 'score', 'verdict'])
