@@ -10,7 +10,7 @@ import argparse, errno, math, os, re, sys, warnings
 import yaml
 from pathlib import Path
 import qknorm_nb
-from .config import ConfigError, PRESETS, DEVICES, LOGGERS, FIELD_TYPES, default_values, make_config
+from .config import ConfigError, PRESETS, DEVICES, LOGGERS, FIELD_TYPES, make_config
 from .files import COMPLETE, FileError, load_json, sha256, write_json
 from .study.spec import EXECUTORS, SweepError, preset_names
 from .study.folder import read_summary, summary_problem

@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/rule.html.md"""
 
 # %% ../nbs/00c_rule.ipynb #ad5417ea
 from __future__ import annotations
-import ast, math, os
+import ast, os
 from dataclasses import dataclass
 from pathlib import Path
 from .files import FileError, read_yaml, need

@@ -11,12 +11,12 @@ import math
 import numpy as np
 import pandas as pd
 from .metrics import (OFF, WORTSMAN_LRS, ResultsError, check_results, design_axes, quoted, tidy_runs, optimal_lr, lr_sensitivity_seeds,
-                               curve_seeds, compared_variants, fmt_num)
+                               curve_seeds, compared_variants)
 from .intervals import t_interval, t_quantile  # every interval over seeds (04b_intervals)
 from .synthetic import synthetic_results  # a rung with a known trend is a synthetic study at one depth (04f_synthetic)
 from .verdicts import USEFUL, fit_fail_curve, failure_lr, not_useful, necessity_bracket, optimum_gap
-from .refine import round_lr, log_mid  # the one LR rounding and log-midpoint (06b)
-from ..files import CURVE, json_safe, now, ARM
+from .refine import log_mid  # the one LR rounding and log-midpoint (06b)
+from ..files import CURVE, ARM
 
 # %% auto #0
 __all__ = ['X0', 'LADDER_LRS', 'SCALE_QUANTITIES', 'QUANTITIES', 'COLS', 'BRACKETED', 'COMPARISONS', 'SEED_MEANS', 'LOG_Y',

@@ -13,7 +13,7 @@ import yaml
 import qknorm_nb
 from ..config import (ConfigError, FIELD_TYPES, PRESETS, RUNTIME_FIELDS, RunConfig, make_config, default_values, run_identity,
                               is_num)
-from ..files import write_json, read_json, sha256, now, ARM
+from ..files import write_json, sha256, now, ARM
 from ..data.corpora import check_sources
 from ..study.spec import load_study, fmt_sci
 from ..files import StudyLoader  # the one YAML loader (00_files)

@@ -14,7 +14,7 @@ from ..arms import VARIANTS, QK_NORMS
 from ..files import load_json, read_jsonl, CURVE, ARM, ENDED, split_by
 from ..model.probes import MEASURES_BY_NAME, measure_of  # the measures, each with its reduction (02c_probes)
 from ..analysis.metrics import OFF, fmt_num, curve_key, design_axes
-from ..analysis.scaling import SCALE_QUANTITIES, COMPARISONS, arms_of
+from ..analysis.scaling import SCALE_QUANTITIES, arms_of
 from ..analysis.plots import load_metrics, arm_label
 from ..analysis.refine import brackets
 

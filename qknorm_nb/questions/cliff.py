@@ -11,7 +11,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 from ..files import ARM, COMPLETE
-from ..analysis.metrics import OFF, tidy_runs, optimal_lr, curve_key, group_key, ResultsError, fmt_num
+from ..analysis.metrics import tidy_runs, curve_key, group_key, ResultsError, fmt_num
 from ..analysis.verdicts import not_useful, logistic_mle
 from ..rule import RULE
 
@@ -289,6 +289,6 @@ def h3_slope(runs: pd.DataFrame,  # `collapse_runs` of the depth study (every de
 def h3_verdict(lo, hi, pts, effect) -> dict:
     "The rule's three verdicts on the slope interval [lo, hi] (decades per doubling), inconclusive while a depth is censored."
     if any(c for _, c in pts.values()): return dict(verdict='inconclusive', why='a depth has no P = 0.5 LR on the grid (censored)')
-    if hi < 0: return dict(verdict='supported', why=f'the interval lies below 0: the cliff falls with depth')
+    if hi < 0: return dict(verdict='supported', why='the interval lies below 0: the cliff falls with depth')
     if lo > -effect: return dict(verdict='not supported', why=f'any fall is smaller than the smallest effect ({effect} decades per doubling)')
     return dict(verdict='inconclusive', why=f'the interval includes both 0 and a fall of {effect} decades per doubling')

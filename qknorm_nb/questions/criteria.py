@@ -6,7 +6,6 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/criteria.html.md"""
 
 # %% ../../nbs/05b_criteria.ipynb #f6122797
 from __future__ import annotations
-import math
 import numpy as np
 import pandas as pd
 from ..analysis.metrics import OFF, tidy_runs, optimal_lr, fmt_num, per_facet

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io, math, subprocess, tarfile
 from pathlib import Path
 import pandas as pd
-from ..files import ARM, FileError, now, read_json, write_json
+from ..files import ARM, now, read_json, write_json
 from ..analysis.metrics import OFF, curve_key
 from .cliff import cliff_fit, lr50_point
 from ..analysis.forecast import point_inside

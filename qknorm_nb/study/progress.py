@@ -194,7 +194,7 @@ def ladder_hint(study, runs_dir='runs') -> str|None:
 def _load(study, runs_dir):
     "The study `study_progress` reads; a ladder's folder named instead is refused with the command that shows it."
     try: return load_study(study)
-    except StudyError as e:
+    except StudyError:
         if (hint := ladder_hint(study, runs_dir)): raise StudyError(hint) from None
         raise
 

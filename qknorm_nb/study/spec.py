@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/spec.html.md"""
 
 # %% ../../nbs/06a_spec.ipynb #3f304397
 from __future__ import annotations
-import difflib, itertools, json, math, os, re
+import difflib, itertools, math, os, re
 from dataclasses import dataclass, field
 from pathlib import Path
 import qknorm_nb

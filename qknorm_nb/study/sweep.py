@@ -6,21 +6,21 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/sweep.html.md"""
 
 # %% ../../nbs/06g_sweep.ipynb #f525b01f
 from __future__ import annotations
-import math, os, shutil, signal, sys, threading, time
+import os, shutil, signal, sys, threading, time
 from collections import Counter
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from pathlib import Path
 import qknorm_nb
-from ..config import CORPORA, LOGGERS, is_num, device_problem
+from ..config import CORPORA, LOGGERS, device_problem
 from ..files import SETTINGS, COMPLETE, ENDED, FileError, atomic_write, check_run_config, check_summary, load_json, read_json, write_json, sha256, now, ARM
 from ..analysis.entropy import add_entropies, text_entropies  # the study's record of the entropies, and their arithmetic
 from ..model.probes import MEASURE_NAMES
 from .spec import Study, Cell, StudyError, SweepError, EXECUTORS, load_study, add_cells, make_cell
 from .folder import (read_summary, cell_status, add_missing, refined_settings, with_refined, cell_mismatch,
                                    summary_problem, check_study_folder)
-from .locks import STALE_AFTER, clear_stale_lock, lock_holder, lock_path, read_lock, sweep_marker
+from .locks import STALE_AFTER, clear_stale_lock, lock_path, read_lock, sweep_marker
 from ..run.tracking import check_tracker
 from .kernels import find_notebook, clear_stop, shutdown_warm_kernels
 from .tasks import DISK_FULL, study_tasks, run_task, sweep_slots, _run_local, _run_slurm

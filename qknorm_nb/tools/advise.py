@@ -10,11 +10,10 @@ import argparse, json, math
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from ..files import read_json, json_safe
+from ..files import json_safe
 from ..analysis.metrics import ResultsError, fmt_num
 from ..config import ConfigError, TOKENIZERS
-from ..questions.cliff import collapse_table, p_at, clopper_pearson
-from ..questions.target import ASSUMPTIONS
+from ..questions.cliff import p_at, clopper_pearson
 from ..rule import RULE
 from .groups import (GROUP, NUMERIC, CATEGORIES, QUANTITY_COLS, N_REPLICATES, UNMEASURED_SLOPE, UNMEASURED_CATEGORY,
                                     published_runs, groups, _usable, trends, category_shift, mismatches, nearest, outside_range)

@@ -14,7 +14,7 @@ from ..data.tokens import get_batch
 from ..model.gpt import GPT, configure_optimizers
 from ..model.probes import run_probes
 from ..run.train import VAL_SEED, build, train_step
-from ..run.device import BF16_PAYS, autocast_for, cpu_bf16_speedup
+from ..run.device import BF16_PAYS, cpu_bf16_speedup
 
 # %% auto #0
 __all__ = ['FAST_SETTINGS', 'flops_per_token', 'matmul_peak', 'device_kind', 'fast_config', 'random_tokens', 'baseline_step',
