@@ -54,7 +54,9 @@ Exit status: 0 when every quote is reproduced, 1 when any DIFFERS or is NOT RE-D
 2 when an input cannot be read (one line on stderr, naming the file, the field and the value).
 """
 import argparse
+import contextlib
 import hashlib
+import io
 import json
 import math
 import re
@@ -1013,6 +1015,7 @@ SCOPE = {
     "mechanism-gains-tinystories": "'Why': the fixed-gain arm's useful edge on the finer grid",
     "cpu-tinystories": "the tuned-LR bullet (300 steps, 4 layers)",
     "depth-confirm": "the depth bullet (280 runs, 2-16 layers)",
+    "depth-s6100-tinystories": "the depth bullet at 6,100 steps (H3)",
 }
 
 
@@ -1233,7 +1236,7 @@ class Facts:
 
     def __init__(self, rungs, mech, gains, check, scores, h1, h2, cliff=None):
         self.rungs, self.mech_, self.gains_, self.check_, self.scores, self.h1, self.h2 = rungs, mech, gains, check, scores, h1, h2
-        self.cliff_, self.scope_, self.depth_ = cliff, None, None
+        self.cliff_, self.scope_, self.depth_, self.h3_ = cliff, None, None, None
 
     def rung(self, name="steps-s6100"):
         if name not in self.rungs:
@@ -1277,6 +1280,19 @@ class Facts:
         if self.depth_ is None:
             self.depth_ = depth_confirm(RUNS / "depth-confirm")
         return self.depth_
+
+    def h3(self):
+        """H3 at 6,100 steps (runs/depth-s6100-tinystories under analysis.yaml `h3`), from scripts/rederive_depth.py;
+        Missing until every listed cell has ended (before that its verdict is not the rule's)."""
+        if self.h3_ is None:
+            import rederive_depth as D  # here, not at the top: it imports this script
+            with contextlib.redirect_stdout(io.StringIO()):
+                r = D.derive(RUNS, RULES)
+            if not r["complete"]:
+                raise Missing(f"{r['study']}: {r['ended']} of {r['listed']} cells ended, {len(r['failed_cells'])} failed: "
+                              "the verdict is interim")
+            self.h3_ = r
+        return self.h3_
 
     def scope(self):
         if self.scope_ is None:
@@ -1549,7 +1565,17 @@ def quotes(F):
           "a slope of {n} {b} decades per doubling of depth: a fall is {not supported|supported|inconclusive}",
           lambda *s: (F.depth()["slope"], (F.depth()["lo"], F.depth()["hi"]), F.depth()["verdict"]),
           (lambda v, s: f"{v:+.2f}", lambda v, s: f"[{v[0]:+.2f}, {v[1]:+.2f}]", W)),
-        S("At {n} steps this is being measured", "a plan: the 6,100-step depth study is running"),
+        # --- H3 at 6,100 steps: analysis.yaml `h3`, through scripts/rederive_depth.py
+        Q("H3's verdict in words, and its steps", "**{Nor does it move|It moves|It may move} the cliff at {n} steps**",
+          lambda *s: ({"not supported": "Nor does it move", "supported": "It moves", "inconclusive": "It may move"}[F.h3()["verdict"]],
+                      F.one(study_scope(ROOT / F.h3()["study"])[2], "H3's max_iters")), (W, N)),
+        Q("H3: the off arm's P = 0.5 LR at each depth, and the runs",
+          "the fitted LR at which half the runs without QK-norm collapse is {l} at {l} layers ({n} runs)",
+          lambda *s: ([F.h3()["lr50"][str(d)] for d in F.h3()["slope_depths"]], F.h3()["slope_depths"], F.h3()["ended"]), (L, L, N)),
+        Q("H3's slope, its interval and level, and the verdict",
+          "per doubling of depth it moves {n} {b} decades ({n}% seed bootstrap): a fall is {not supported|supported|inconclusive}",
+          lambda *s: (F.h3()["slope"], (F.h3()["lo"], F.h3()["hi"]), F.h3()["rule"]["level"], F.h3()["verdict"]),
+          (lambda v, s: f"{v:+.3f}", lambda v, s: f"[{v[0]:+.3f}, {v[1]:+.3f}]", PCT, W)),
         # --- the headline paragraph: the 6,100-step rung
         Q("the 6,100-step rung's steps, shape, size and seeds",
           "Trained for {n} steps on natural text (TinyStories bytes, {n} layers, d={n}, {n}M parameters, {w} seeds)",
