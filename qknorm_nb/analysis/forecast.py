@@ -14,7 +14,7 @@ from .verdicts import failure_lr
 from .refine import round_lr  # the one LR rounding (06b)
 from ..files import json_safe, now, ARM
 from .scaling import (COLS, COMPARISONS, FLOORS, LOG_Y, QUANTITIES, Q_WORDS, arms_of, rung_arms, rung_measures)
-from .trend import boot_values, fit_trend, why_censored  # the trend across rungs (04k_trend)
+from .trend import boot_values, fit_trend, rung_points, why_censored  # the trend across rungs (04k_trend)
 
 # %% auto #0
 __all__ = ['KIND', 'METHOD', 'TRANSFER_METHOD', 'predict', 'check_lrs', 'prediction_file', 'point_inside', 'score',
@@ -241,16 +241,6 @@ TRANSFER_METHOD = ("the base rung's measure moved by the axis rungs' ratio (diff
                    "interval from {n} bootstrap replicates of each of the three rungs (seeds resampled, arms paired, each "
                    "grid-bracketed quantity drawn log-uniformly inside its bracket and each mean over seeds from its t distribution)")
 
-# %% ../../nbs/04l_forecast.ipynb #90c762a0
-def _points(tables, caches, arm, on, qs, alpha, logit_level) -> list:
-    "Each rung's point measures for `arm` (its row of `rung_measures`), memoised in the rung's cache under `fit_trend`'s key."
-    pts = []
-    for t, c in zip(tables, caches):
-        key = ('point', tuple(rung_arms(t, on)), qs, alpha, logit_level)
-        if key not in c: c[key] = rung_measures(t, on, alpha, logit_level, qs)
-        pts.append(c[key].set_index(ARM).loc[arm])
-    return pts
-
 # %% ../../nbs/04l_forecast.ipynb #273ba645
 def _unmoved(quantity: str, arm: str, pts: list, names) -> str|None:
     "Why the rungs' points cannot be moved (a rung censored, or not above 0 on a log scale), or None when all can."
@@ -301,7 +291,7 @@ def transfer(base: pd.DataFrame,      # results of the shape predicted, at the a
     tables, names, log_y = [base, start, end], list(names), LOG_Y[quantity]
     on = (arm if arm != OFF else None) if on is None else on
     qs, caches = (quantity,), caches if caches is not None else [{} for _ in tables]
-    pts = _points(tables, caches, arm, on, qs, alpha, logit_level)
+    pts = rung_points(tables, caches, arm, on, qs, alpha, logit_level)
     out = dict(quantity=quantity, arm=arm, names=names, log_y=log_y, at_rungs=[float(p[COLS[quantity][0]]) for p in pts],
                value=np.nan, lo=np.nan, hi=np.nan, shift=np.nan, shift_lo=np.nan, shift_hi=np.nan, n_boot=n_boot, n_boot_used=0)
     if why := _unmoved(quantity, arm, pts, names): return {**out, 'note': why}

@@ -13,7 +13,7 @@ from .scaling import (COLS, QUANTITIES, COMPARISONS, LOG_Y, SEED_MEANS, BRACKETE
 from ..files import ARM
 
 # %% auto #0
-__all__ = ['why_censored', 'boot_values', 'fit_trend']
+__all__ = ['why_censored', 'boot_values', 'rung_points', 'fit_trend']
 
 # %% ../../nbs/04k_trend.ipynb #ac34f900
 def why_censored(q, arm, row, name, x=None):
@@ -62,7 +62,7 @@ def _trend_args(xs, tables, quantity, arm, names, log_y, on, caches):
     return xs, tables, names, log_y, on, caches if caches is not None else [{} for _ in tables]
 
 # %% ../../nbs/04k_trend.ipynb #d3e1f524
-def _trend_points(tables, caches, arm, on, qs, alpha, logit_level):
+def rung_points(tables, caches, arm, on, qs, alpha, logit_level):
     "Each rung's `rung_measures` row of `arm`, memoised in the rung's cache (the key `boot_values`' replicates also find)."
     pts = []
     for t, c in zip(tables, caches):
@@ -153,7 +153,7 @@ def fit_trend(xs,                      # one scale value per rung (e.g. non-embe
              ) -> dict:
     "Least-squares line of log10(y) on log10(x) over the rungs, and its band from bootstrap replicates over seeds and grid brackets."
     xs, tables, names, log_y, on, caches = _trend_args(xs, tables, quantity, arm, names, log_y, on, caches)
-    pts = _trend_points(tables, caches, arm, on, (quantity,), alpha, logit_level)  # only this quantity: its call, not every one
+    pts = rung_points(tables, caches, arm, on, (quantity,), alpha, logit_level)  # only this quantity: its call, not every one
     out = _trend_frame(quantity, arm, names, xs, log_y, pts, n_boot, alpha)
     refuse = lambda why: {**out, 'verdict': 'inconclusive', 'reason': why}
     if why := _no_line(pts, names, xs, quantity, arm, log_y): return refuse(why)
