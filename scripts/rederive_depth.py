@@ -3,8 +3,9 @@
 What it is: the numbers of the depth study named by the rule (studies/rules/analysis.yaml, sections `collapse`,
 `cliff` and `h3`; the study runs/depth-s6100-tinystories: 2, 4 and 8 layers at d=64, both arms), written from the
 rule's words alone. Like scripts/rederive_natural.py it does NOT import the `qknorm_nb` package, only the standard
-library and numpy; it imports that script's run and rule readers, entropies and bars, and the statistics of
-scripts/rederive_cliff.py (Clopper-Pearson, the logistic fit and its band), rather than restating them.
+library and numpy; it reads with scripts/rederive_runs.py (the run and rule readers, the entropies and the bars that
+the re-derivation scripts share) and computes with the statistics of scripts/rederive_cliff.py (Clopper-Pearson, the
+logistic fit and its band), rather than restating them.
 
     python scripts/rederive_depth.py                 # the repository's runs and rules
     python scripts/rederive_depth.py --json          # the same numbers as one JSON object on stdout
@@ -39,45 +40,45 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling scripts, wherever this runs from
 import rederive_cliff as C  # noqa: E402  Clopper-Pearson, the logistic fit, its band and lr50
-import rederive_natural as N  # noqa: E402  the run and rule readers, the entropies, the bars
+import rederive_runs as R  # noqa: E402  the run and rule readers, the entropies, the bars
 
-ROOT = N.ROOT
+ROOT = R.ROOT
 MEASURE = "lr50"  # the only measure implemented here (the rule's `h3.measure`)
 
 
 # ------------------------------------------------------------------------------------------------ the rule
 def load_h3_rule(rules):
-    """analysis.yaml `h3` (with `collapse` and `cliff` through rederive_natural), each number checked: a Refused names
-    the file, the key, the value and what is allowed."""
+    """analysis.yaml `h3`, with `collapse` and `cliff` (rederive_runs.cliff_rule) as its key `cliff`, each number
+    checked: a Refused names the file, the key, the value and what is allowed."""
     a = Path(rules) / "analysis.yaml"
-    N.load_cliff_rule()  # N.CLIFF: the cliff's levels, grid step, arms and the collapse criterion
-    h = N.rule_section(a, "h3")
-    where = f"{N.rel(a)}: h3"
-    N.need(where, h, "study", lambda v: isinstance(v, str) and re.fullmatch(r"[\w.-]+", v), "the name of a study folder under runs/")
-    N.need(where, h, "depths", lambda v: isinstance(v, list) and len(v) >= 2 and len(set(v)) == len(v)
-           and all(N.whole(d) and d >= 1 for d in v), "a list of at least two distinct whole numbers >= 1 (layers)")
-    N.need(where, h, "arm", lambda v: v in N.CLIFF["arms"], f"one of the cliff's arms {N.CLIFF['arms']}")
-    N.need(where, h, "measure", lambda v: v == MEASURE, "lr50 (the cliff's P = 0.5 LR: the only measure implemented here)")
-    N.need(where, h, "replicates", lambda v: N.whole(v) and v >= 1, "a whole number >= 1 (bootstrap draws)")
-    N.need(where, h, "level", lambda v: N.finite(v) and 0 < v < 1, "a number strictly between 0 and 1 (a two-sided level)")
-    N.need(where, h, "smallest_effect", lambda v: N.finite(v) and v > 0, "a number > 0 (decades per doubling of depth)")
-    return dict(h, depths=sorted(h["depths"]))
+    cr = R.cliff_rule(rules)  # the cliff's levels, grid step, arms and the collapse criterion
+    h = R.rule_section(a, "h3")
+    where = f"{R.rel(a)}: h3"
+    R.need(where, h, "study", lambda v: isinstance(v, str) and re.fullmatch(r"[\w.-]+", v), "the name of a study folder under runs/")
+    R.need(where, h, "depths", lambda v: isinstance(v, list) and len(v) >= 2 and len(set(v)) == len(v)
+           and all(R.whole(d) and d >= 1 for d in v), "a list of at least two distinct whole numbers >= 1 (layers)")
+    R.need(where, h, "arm", lambda v: v in cr["arms"], f"one of the cliff's arms {cr['arms']}")
+    R.need(where, h, "measure", lambda v: v == MEASURE, "lr50 (the cliff's P = 0.5 LR: the only measure implemented here)")
+    R.need(where, h, "replicates", lambda v: R.whole(v) and v >= 1, "a whole number >= 1 (bootstrap draws)")
+    R.need(where, h, "level", lambda v: R.finite(v) and 0 < v < 1, "a number strictly between 0 and 1 (a two-sided level)")
+    R.need(where, h, "smallest_effect", lambda v: R.finite(v) and v > 0, "a number > 0 (decades per doubling of depth)")
+    return dict(h, depths=sorted(h["depths"]), cliff=cr)
 
 
 # ------------------------------------------------------------------------------------------------ the runs
 def load_runs(folder, notes):
-    """(runs that ended, each with .n_layer; cells not ended; number listed; failed cells). rederive_natural's reader
+    """(runs that ended, each with .n_layer; cells not ended; number listed; failed cells). rederive_runs' reader
     prints the failed cells it leaves out: that line goes to `notes` (stdout may be the JSON)."""
     with contextlib.redirect_stdout(io.StringIO()) as said:
-        runs, pending, listed, failed = N.load_study(folder)
+        runs, pending, listed, failed = R.load_study(folder)
     notes += [ln.strip() for ln in said.getvalue().splitlines() if ln.strip()]
-    spec = N.read_json(folder / "study.json")["cells"]
+    spec = R.read_json(folder / "study.json")["cells"]
     for name, cfg in spec.items():  # every listed cell's depth, checked before any is used
-        N.need(f"{N.rel(folder / 'study.json')}: cells.{name}", cfg, "n_layer", lambda v: N.whole(v) and v >= 1,
+        R.need(f"{R.rel(folder / 'study.json')}: cells.{name}", cfg, "n_layer", lambda v: R.whole(v) and v >= 1,
                "a whole number >= 1 (the depth)")
     for r in runs:
         r.n_layer = spec[r.name]["n_layer"]
-    pending = [(spec[c]["n_layer"], N.arm_of(spec[c]), float(spec[c]["lr"]), int(spec[c]["seed"]))
+    pending = [(spec[c]["n_layer"], R.arm_of(spec[c]), float(spec[c]["lr"]), int(spec[c]["seed"]))
                for c in spec if not (folder / c / "summary.json").exists()]  # N's list, with each cell's depth
     return runs, sorted(pending), listed, failed
 
@@ -85,27 +86,27 @@ def load_runs(folder, notes):
 def entropies(folder, notes):
     """(H1, H2) of the study's validation split (analysis.yaml `entropies`: the tokens as the model sees them).
 
-    Recomputed from the text (rederive_natural.val_tokens: documents cut at <|endoftext|>, bytes, end-of-text 0) when
+    Recomputed from the text (rederive_runs.val_tokens: documents cut at <|endoftext|>, bytes, end-of-text 0) when
     the study's tokenizer is bytes and its val_dataset is beside the repository; otherwise the study's entropies.json.
     Every cell must share one split (val_dataset, tokenizer, val_tokens): one bar per depth needs one H1."""
-    spec = N.read_json(folder / "study.json")["cells"]
+    spec = R.read_json(folder / "study.json")["cells"]
     splits = {(c.get("val_dataset"), c.get("tokenizer"), c.get("val_tokens")) for c in spec.values()}
     if len(splits) != 1:
-        raise N.Refused(f"{N.rel(folder / 'study.json')}: cells have {len(splits)} validation splits "
+        raise R.Refused(f"{R.rel(folder / 'study.json')}: cells have {len(splits)} validation splits "
                         f"(val_dataset, tokenizer, val_tokens) {sorted(map(str, splits))[:2]}; it must be one")
     val, tok, n = splits.pop()
-    record = N.file_entropies(folder)
+    record = R.file_entropies(folder)
     text = (ROOT / val).resolve() if isinstance(val, str) else None
-    if tok == "bytes" and N.whole(n) and text is not None and text.is_file():
-        h1, h2 = N.unigram_bigram(N.val_tokens(text, n))
+    if tok == "bytes" and R.whole(n) and text is not None and text.is_file():
+        h1, h2 = R.unigram_bigram(R.val_tokens(text, n))
         agree = record is not None and abs(record[0] - h1) < 1e-9 and abs(record[1] - h2) < 1e-9
-        notes.append(f"H1, H2 recomputed from {N.rel(text)} (first {n} tokens): {h1:.6f}, {h2:.6f}; entropies.json: "
+        notes.append(f"H1, H2 recomputed from {R.rel(text)} (first {n} tokens): {h1:.6f}, {h2:.6f}; entropies.json: "
                      + ("absent" if record is None else f"{record[0]:.6f}, {record[1]:.6f} ({'agree' if agree else 'DIFFER: the recomputed ones are used'})"))
         return h1, h2, "recomputed"
     if record is None:
-        raise N.Refused(f"{N.rel(folder / 'entropies.json')} does not exist and the validation text {val!r} "
+        raise R.Refused(f"{R.rel(folder / 'entropies.json')} does not exist and the validation text {val!r} "
                         f"(tokenizer {tok!r}) cannot be read here: no H1 for the collapse bar")
-    notes.append(f"H1, H2 from {N.rel(folder / 'entropies.json')} (the text is not here): {record[0]:.6f}, {record[1]:.6f}")
+    notes.append(f"H1, H2 from {R.rel(folder / 'entropies.json')} (the text is not here): {record[0]:.6f}, {record[1]:.6f}")
     return record[0], record[1], "entropies.json"
 
 
@@ -114,7 +115,7 @@ def fit_runs(rs, collapsed):
     """The runs a cliff is fitted on and the arm's best LR: `cliff.fit_from: best`, the runs at or above the LR of the
     lowest seed-mean capped loss. Convention (the package's, 05e_cliff): ties go to the smaller LR."""
     arm = rs[0].arm
-    best = min((N.seed_mean(rs, arm, lr), lr) for lr in N.lrs_of(rs))[1]
+    best = min((R.seed_mean(rs, arm, lr), lr) for lr in R.lrs_of(rs))[1]
     at = [r for r in rs if r.lr >= best]
     return best, at, C.logistic_fit([math.log10(r.lr) for r in at], [collapsed[r.name] for r in at])
 
@@ -139,20 +140,21 @@ def point(rs, collapsed):
     return math.log10(max(r.lr for r in at)), "above"
 
 
-def cliff(rs, collapsed):
+def cliff(rs, collapsed, rule):
     """One arm at one depth as the cliff page reads it: per LR k of n with the exact interval; the fit's kind, lr50,
-    its interval (or the bracket) and whether an end reaches the fitted LRs' end."""
+    its interval (or the bracket) and whether an end reaches the fitted LRs' end. `rule`: the cliff rule
+    (rederive_runs.cliff_rule), whose `level` and `search_step` these read."""
     table = []
-    for lr in N.lrs_of(rs):
-        at = N.select(rs, lr=lr)
+    for lr in R.lrs_of(rs):
+        at = R.select(rs, lr=lr)
         k, n = sum(collapsed[r.name] for r in at), len(at)
-        lo, hi = C.clopper_pearson(k, n, N.CLIFF["level"])
+        lo, hi = C.clopper_pearson(k, n, rule["level"])
         table.append(dict(lr=lr, k=k, n=n, lo=lo, hi=hi))
     best, at, fit = fit_runs(rs, collapsed)
     out = dict(table=table, best_lr=best, n_runs=fit["n"], n_collapsed=fit["k"], n_lrs=len(fit["xs"]), kind=fit["kind"],
                lr50=None, lo=None, hi=None, open_lo=None, open_hi=None)
     if fit["kind"] in ("logistic", "separated"):
-        r50 = C.lr50(fit, N.CLIFF["level"], N.CLIFF["search_step"])
+        r50 = C.lr50(fit, rule["level"], rule["search_step"])
         out.update(lr50=None if math.isnan(r50["lr50"]) else r50["lr50"], lo=r50["lo"], hi=r50["hi"],
                    open_lo=r50["open_lo"], open_hi=r50["open_hi"])
     if fit["kind"] == "logistic":
@@ -206,49 +208,49 @@ def verdict(lo, hi, censored, effect):
 # ------------------------------------------------------------------------------------------------ the study
 def derive(runs_dir, rules_dir):
     """Every number of H3, as one dict (the --json output)."""
-    N.configure(runs_dir, rules_dir, ROOT / "README.md")  # rederive_natural's folders (its README is not read here)
     h3 = load_h3_rule(rules_dir)
+    cr = h3["cliff"]
     folder, notes = Path(runs_dir) / h3["study"], []
     runs, pending, listed, failed = load_runs(folder, notes)
     h1, h2, source = entropies(folder, notes)
-    arms, depths, out = N.CLIFF["arms"], {}, {}
+    arms, depths, out = cr["arms"], {}, {}
     for d in h3["depths"]:
         rs = [r for r in runs if r.n_layer == d]
         if not rs:
             notes.append(f"{d} layers: no ended run")
             continue
-        lstar = N.best(rs)[0]
-        bar = N.bars(lstar, h1, h2)[N.CLIFF["criterion"]]
+        lstar = R.best(rs)[0]
+        bar = R.bars(lstar, h1, h2)[cr["criterion"]]
         # `collapse.criterion`: failed, or the capped final loss above the bar (strictly: "above")
         col = {r.name: bool(r.failed or r.capped > bar) for r in rs}
         depths[d] = (rs, col)
-        out[str(d)] = dict(lstar=lstar, bar=bar, arms={a: cliff(N.select(rs, a), col) for a in arms if N.select(rs, a)})
+        out[str(d)] = dict(lstar=lstar, bar=bar, arms={a: cliff(R.select(rs, a), col, cr) for a in arms if R.select(rs, a)})
     other = sorted({r.n_layer for r in runs} - set(h3["depths"]))
     if other:
         notes.append(f"depths {other} are not the rule's {h3['depths']}: left out")
-    res = dict(study=N.rel(folder), listed=listed, ended=len(runs), failed_cells=failed,
+    res = dict(study=R.rel(folder), listed=listed, ended=len(runs), failed_cells=failed,
                pending=[dict(n_layer=d, arm=a, lr=lr, seed=s) for d, a, lr, s in pending],
                # complete: every listed cell ended with an outcome. Convention (the depth page's): a cell whose kernel
                # failed is no outcome and can be run again (--retry-failed), so it keeps the verdict interim too
                complete=not pending and not failed, h1=h1, h2=h2, entropies=source,
                rule=dict(arm=h3["arm"], depths=h3["depths"], replicates=h3["replicates"], level=h3["level"],
-                         smallest_effect=h3["smallest_effect"], cliff_level=N.CLIFF["level"],
-                         search_step=N.CLIFF["search_step"], criterion=N.CLIFF["criterion"]),
+                         smallest_effect=h3["smallest_effect"], cliff_level=cr["level"],
+                         search_step=cr["search_step"], criterion=cr["criterion"]),
                depths=out, notes=notes)
     return dict(res, **h3_answer(h3, depths))
 
 
 def h3_answer(h3, depths):
     """The slope over the depths whose `h3.arm` arm has ended runs, its bootstrap interval and the verdict."""
-    have = [d for d in depths if N.select(depths[d][0], h3["arm"])]
+    have = [d for d in depths if R.select(depths[d][0], h3["arm"])]
     if len(have) < 2:
         return dict(slope_depths=have, slope=None, lo=None, hi=None, verdict="inconclusive",
                     why=f"{len(have)} of the rule's depths {h3['depths']} have ended runs of the {h3['arm']} arm: no slope")
     col = {k: v for d in have for k, v in depths[d][1].items()}
-    arm_runs = {d: N.select(depths[d][0], h3["arm"]) for d in have}
+    arm_runs = {d: R.select(depths[d][0], h3["arm"]) for d in have}
     pts = {d: point(arm_runs[d], col) for d in have}
     x = np.log2(have)
-    groups = [[sorted(N.select(arm_runs[d], lr=lr), key=lambda r: (r.seed, r.name)) for lr in N.lrs_of(arm_runs[d])]
+    groups = [[sorted(R.select(arm_runs[d], lr=lr), key=lambda r: (r.seed, r.name)) for lr in R.lrs_of(arm_runs[d])]
               for d in have]
     reps, cens = bootstrap(groups, col, x, h3["replicates"])
     a = (1 - h3["level"]) / 2
@@ -262,7 +264,7 @@ def h3_answer(h3, depths):
 # ------------------------------------------------------------------------------------------------ the lines
 def lines(res):
     """The readable report of `derive`'s dict."""
-    g, r = N.g, res["rule"]
+    g, r = R.g, res["rule"]
     yield (f"H3 at 6,100 steps ({res['study']}; analysis.yaml `h3`: the {r['arm']} arm's lr50, {r['replicates']} "
            f"replicates, level {r['level']}, smallest effect {r['smallest_effect']}; `cliff` level {r['cliff_level']}, "
            f"search_step {r['search_step']}; collapse: {r['criterion']})")
@@ -287,7 +289,7 @@ def lines(res):
 
 def fit_words(c):
     """One arm's cliff at one depth in words."""
-    g = N.g
+    g = R.g
     head = f"fit over {c['n_runs']} runs ({c['n_collapsed']} collapsed) at {c['n_lrs']} LRs from its best LR {g(c['best_lr'])}: "
     if c["kind"] == "separated":
         return head + f"separated: P = 0.5 in the bracket [{g(c['lo'])}, {g(c['hi'])}] (point {g(c['point'])})"
@@ -311,6 +313,6 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except N.Refused as e:
+    except R.Refused as e:
         print(f"rederive_depth: error: {e}", file=sys.stderr)
         sys.exit(2)

@@ -4,8 +4,8 @@ What it is: the numbers of each study that a committed shift prediction names (s
 study, 4 layers at d=192; the tokens-per-step study, 64 x 128 tokens a step), scored against the prediction and judged
 against the base (the cliff study), written from the words of the analysis rule (studies/rules/analysis.yaml, sections
 `collapse`, `cliff` and `shift`) alone. Like scripts/rederive_depth.py it does NOT import the `qknorm_nb` package, only
-the standard library and numpy; it imports that script's readers and one-cliff reading, and through it
-scripts/rederive_natural.py (runs, rules, entropies, bars) and scripts/rederive_cliff.py (the statistics).
+the standard library and numpy; it imports that script's readers and one-cliff reading, scripts/rederive_runs.py
+(runs, rules, entropies, bars) and, through rederive_depth, scripts/rederive_cliff.py (the statistics).
 
     python scripts/rederive_shift.py                  # the repository's runs, rules and predictions
     python scripts/rederive_shift.py --json           # the same numbers as one JSON object on stdout
@@ -36,64 +36,65 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling scripts, wherever this runs from
 import rederive_depth as D  # noqa: E402  the study reader with depths, the entropies, one arm's cliff
-import rederive_natural as N  # noqa: E402  the rule readers and checks, the bars
+import rederive_runs as R  # noqa: E402  the rule readers and checks, the bars
 
-ROOT = N.ROOT
+ROOT = R.ROOT
 MEASURE = "lr50"
 KIND = "qknorm-nb shift prediction"
 
 
 # ------------------------------------------------------------------------------------------------ the inputs
 def load_shift_rule(rules):
-    """analysis.yaml `shift` (with `collapse` and `cliff` through rederive_natural), each value checked."""
+    """analysis.yaml `shift`, with `collapse` and `cliff` (rederive_runs.cliff_rule) as its key `cliff`, each value checked."""
     a = Path(rules) / "analysis.yaml"
-    N.load_cliff_rule()
-    s = N.rule_section(a, "shift")
-    where = f"{N.rel(a)}: shift"
-    N.need(where, s, "measure", lambda v: v == MEASURE, "lr50 (the off arm's P = 0.5 LR: the only measure implemented here)")
-    N.need(where, s, "base", lambda v: isinstance(v, str) and re.fullmatch(r"[\w.-]+", v), "the name of a study folder under runs/")
-    N.need(where, s, "smallest_effect", lambda v: N.finite(v) and v > 0, "a number > 0 (decades)")
-    return s
+    cr = R.cliff_rule(rules)
+    s = R.rule_section(a, "shift")
+    where = f"{R.rel(a)}: shift"
+    R.need(where, s, "measure", lambda v: v == MEASURE, "lr50 (the off arm's P = 0.5 LR: the only measure implemented here)")
+    R.need(where, s, "base", lambda v: isinstance(v, str) and re.fullmatch(r"[\w.-]+", v), "the name of a study folder under runs/")
+    R.need(where, s, "smallest_effect", lambda v: R.finite(v) and v > 0, "a number > 0 (decades)")
+    return dict(s, cliff=cr)
 
 
 def triple(where, v, closed):
     """[lo, point, hi]: positive numbers (null allowed on a side when not `closed`) in order; a Refused otherwise."""
-    ok = isinstance(v, list) and len(v) == 3 and all((x is None and not closed) or (N.finite(x) and x > 0) for x in v)
+    ok = isinstance(v, list) and len(v) == 3 and all((x is None and not closed) or (R.finite(x) and x > 0) for x in v)
     known = [x for x in v if x is not None] if ok else []
     if not ok or known != sorted(known):
-        raise N.Refused(f"{where} is {v!r}; need [lo, point, hi]: positive numbers{'' if closed else ' or null'} with lo <= point <= hi")
+        raise R.Refused(f"{where} is {v!r}; need [lo, point, hi]: positive numbers{'' if closed else ' or null'} with lo <= point <= hi")
     return [None if x is None else float(x) for x in v]
 
 
 def load_prediction(path):
     """A committed shift prediction: its study's name and its lr50 [lo, point, hi], checked."""
-    p = N.read_json(path)
+    p = R.read_json(path)
     if not isinstance(p, dict) or p.get("kind") != KIND:
-        raise N.Refused(f"{N.rel(path)}: kind is {p.get('kind') if isinstance(p, dict) else type(p).__name__!r}; need {KIND!r}")
-    N.need(N.rel(path), p, "study", lambda v: isinstance(v, str) and re.fullmatch(r"[\w.-]+", v), "the name of a study folder under runs/")
-    return dict(study=p["study"], lr50=triple(f"{N.rel(path)}: lr50", p.get("lr50"), closed=True), made_at=p.get("made_at"))
+        raise R.Refused(f"{R.rel(path)}: kind is {p.get('kind') if isinstance(p, dict) else type(p).__name__!r}; need {KIND!r}")
+    R.need(R.rel(path), p, "study", lambda v: isinstance(v, str) and re.fullmatch(r"[\w.-]+", v), "the name of a study folder under runs/")
+    return dict(study=p["study"], lr50=triple(f"{R.rel(path)}: lr50", p.get("lr50"), closed=True), made_at=p.get("made_at"))
 
 
 # ------------------------------------------------------------------------------------------------ one configuration
-def configuration(folder, notes):
-    """One study folder read as one configuration: l*, the bar, each arm's cliff, the off arm's lr50 triple."""
+def configuration(folder, notes, cr):
+    """One study folder read as one configuration: l*, the bar, each arm's cliff, the off arm's lr50 triple (`cr`: the
+    cliff rule, rederive_runs.cliff_rule)."""
     runs, pending, listed, failed = D.load_runs(folder, notes)
-    cells = N.read_json(folder / "study.json")["cells"]
+    cells = R.read_json(folder / "study.json")["cells"]
     shapes = {tuple(c.get(k) for k in ("n_layer", "n_embd", "batch_size", "block_size")) for c in cells.values()}
     if len(shapes) != 1:
-        raise N.Refused(f"{N.rel(folder / 'study.json')}: cells hold {len(shapes)} configurations (n_layer, n_embd, batch_size, "
+        raise R.Refused(f"{R.rel(folder / 'study.json')}: cells hold {len(shapes)} configurations (n_layer, n_embd, batch_size, "
                         f"block_size) {sorted(map(str, shapes))[:2]}; a shift reads one")
-    out = dict(folder=N.rel(folder), shape=dict(zip(("n_layer", "n_embd", "batch_size", "block_size"), shapes.pop())),
+    out = dict(folder=R.rel(folder), shape=dict(zip(("n_layer", "n_embd", "batch_size", "block_size"), shapes.pop())),
                listed=listed, ended=len(runs), complete=not pending and not failed)
     if not runs:
         return dict(out, arms={}, lr50=None)
     h1, h2, _ = D.entropies(folder, notes)
-    lstar = N.best(runs)[0]
-    bar = N.bars(lstar, h1, h2)[N.CLIFF["criterion"]]
+    lstar = R.best(runs)[0]
+    bar = R.bars(lstar, h1, h2)[cr["criterion"]]
     col = {r.name: bool(r.failed or r.capped > bar) for r in runs}  # `collapse.criterion`: failed, or above the bar
-    arms = {a: D.cliff(N.select(runs, a), col) for a in N.CLIFF["arms"] if N.select(runs, a)}
-    off = N.CLIFF["arms"][0]
-    return dict(out, lstar=lstar, bar=bar, arms=arms, lr50=lr50_triple(arms[off], N.select(runs, off)) if off in arms else None)
+    arms = {a: D.cliff(R.select(runs, a), col, cr) for a in cr["arms"] if R.select(runs, a)}
+    off = cr["arms"][0]
+    return dict(out, lstar=lstar, bar=bar, arms=arms, lr50=lr50_triple(arms[off], R.select(runs, off)) if off in arms else None)
 
 
 def lr50_triple(c, rs):
@@ -139,24 +140,24 @@ def verdict(m, e):
 # ------------------------------------------------------------------------------------------------ every study
 def derive(runs_dir, rules_dir, predictions_dir):
     """Every number, as one dict (the --json output)."""
-    N.configure(runs_dir, rules_dir, ROOT / "README.md")  # rederive_natural's folders (its README is not read here)
     rule, notes = load_shift_rule(rules_dir), []
-    base = configuration(Path(runs_dir) / rule["base"], notes)
+    cr = rule["cliff"]
+    base = configuration(Path(runs_dir) / rule["base"], notes, cr)
     b = base["lr50"]
     if b is None or None in b:
-        raise N.Refused(f"{base['folder']}: the base's lr50 is {b}; the rule's move needs it closed [lo, point, hi]")
+        raise R.Refused(f"{base['folder']}: the base's lr50 is {b}; the rule's move needs it closed [lo, point, hi]")
     studies = []
     for path in sorted(Path(predictions_dir).glob("*.json")):
         p = load_prediction(path)
         folder = Path(runs_dir) / p["study"]
-        entry = dict(prediction=N.rel(path), study=p["study"], predicted=p["lr50"])
+        entry = dict(prediction=R.rel(path), study=p["study"], predicted=p["lr50"])
         if not (folder / "study.json").is_file():
             studies.append(dict(entry, started=False))
             continue
-        name = N.read_json(folder / "study.json").get("name")
+        name = R.read_json(folder / "study.json").get("name")
         if name != p["study"]:
-            raise N.Refused(f"{N.rel(folder / 'study.json')}: name is {name!r}; the prediction {N.rel(path)} is of study {p['study']!r}")
-        c = configuration(folder, notes)
+            raise R.Refused(f"{R.rel(folder / 'study.json')}: name is {name!r}; the prediction {R.rel(path)} is of study {p['study']!r}")
+        c = configuration(folder, notes, cr)
         entry = dict(entry, started=True, **c)
         if c["lr50"] is not None:
             o = triple(f"{c['folder']}: the observed lr50", c["lr50"], closed=False)
@@ -167,13 +168,13 @@ def derive(runs_dir, rules_dir, predictions_dir):
                          verdict=v, direction=direction)
         studies.append(entry)
     return dict(rule=dict(measure=rule["measure"], base=rule["base"], smallest_effect=rule["smallest_effect"],
-                          criterion=N.CLIFF["criterion"], level=N.CLIFF["level"], search_step=N.CLIFF["search_step"]),
+                          criterion=cr["criterion"], level=cr["level"], search_step=cr["search_step"]),
                 base=base, studies=studies, notes=list(dict.fromkeys(notes)))  # a note said of two studies (one text) once
 
 
 # ------------------------------------------------------------------------------------------------ the lines
 def tri(v):
-    g = lambda x: "open" if x is None else N.g(x)
+    g = lambda x: "open" if x is None else R.g(x)
     return "none" if v is None else f"{g(v[1]) if v[1] is not None else '-'} [{g(v[0])}, {g(v[2])}]"
 
 
@@ -187,7 +188,7 @@ def config_lines(c):
     if "bar" in c:
         yield f"    l* = {c['lstar']:.4f}, collapse bar {c['bar']:.4f}"
     for arm, a in c["arms"].items():
-        yield f"    {arm}: " + ", ".join(f"{N.g(t['lr'])} {t['k']}/{t['n']}" for t in a["table"])
+        yield f"    {arm}: " + ", ".join(f"{R.g(t['lr'])} {t['k']}/{t['n']}" for t in a["table"])
         yield f"      {D.fit_words(a)}"
     yield f"    off arm's lr50: {tri(c['lr50'])}"
 
@@ -225,6 +226,6 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except N.Refused as e:
+    except R.Refused as e:
         print(f"rederive_shift: error: {e}", file=sys.stderr)
         sys.exit(2)
