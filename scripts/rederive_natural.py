@@ -49,11 +49,12 @@ quotes, is derived by rederive_depth.py and read from it here.
 Only cells listed in a study.json that have a summary.json count (a running study is read as far as it has ended);
 a cell whose summary says `failed` (its kernel or process failed, not the model) is no outcome and is left out, and said.
 
-The README check is table-driven: `quotes()` lists, one entry per phrase, what the README may quote (the phrase as a
-pattern, the value re-derived here, and how the README writes it). Only what the README contains is checked: an
-entry whose phrase is not in it is listed as not quoted. Every sentence that holds a quoted phrase, and every
-sentence of the paragraphs the script is about (BLOCKS), is a checked sentence: each number and verdict word in it
-must be covered by an entry, re-derived here or stated as left out with the reason; any other is NOT RE-DERIVED.
+The README check is table-driven (the engine is scripts/rederive_readme.py): `quotes()` lists, one entry per phrase,
+what the README may quote (the phrase as a pattern, the value re-derived here, and how the README writes it). Only
+what the README contains is checked: an entry whose phrase is not in it is listed as not quoted. Every sentence that
+holds a quoted phrase, and every sentence of the paragraphs the script is about (BLOCKS), is a checked sentence: each
+number and verdict word in it must be covered by an entry, re-derived here or stated as left out with the reason; any
+other is NOT RE-DERIVED.
 Exit status: 0 when every quote is reproduced, 1 when any DIFFERS or is NOT RE-DERIVED (the last line counts them),
 2 when an input cannot be read (one line on stderr, naming the file, the field and the value).
 """
@@ -72,9 +73,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, wherever this runs from
 import rederive_cliff as C  # noqa: E402  the cliff's statistics (a sibling module: see its docstring)
 import rederive_depth as D  # noqa: E402  H3 at 6,100 steps, which the README quotes
-from rederive_runs import (CRITERIA, OFF, ON, ROOT, Refused, arm_best_lr, arm_of, bars, best, cliff_rule,  # noqa: E402
+from rederive_readme import (ASIS, B2, B3, D1, D2, D3, L, N, NUMBER_WORDS, PCT, PM, S2, SCI, W, Missing,  # noqa: E402
+                             Quote, Stated, check_readme, mutation_test)
+from rederive_runs import (CRITERIA, OFF, ON, ROOT, Refused, arm_best_lr, arm_of, bars, best, bracket, cliff_rule,  # noqa: E402
                            entropy, file_entropies, finite, g, lrs_of, load_study, need, read_json, read_text, rel,
-                           seed_mean, select, study_cfg, unigram_bigram, val_tokens, whole)
+                           seed_mean, select, sf2, study_cfg, unigram_bigram, val_tokens, whole)
 
 RUNGS = ["steps-s300", "steps-s800", "steps-s2000", "steps-s6100"]
 VAL_TEXT = ROOT / ".." / "shared" / "data" / "tinystories_valid_sample.txt"
@@ -122,19 +125,6 @@ def load_rules():
     # the best-plus bar of the family (`criteria: best_plus_0.5: bar: best + 0.5`); None if the rule has no such bar
     bp = re.search(r"^\s+bar:\s*best \+ ([0-9.]+)", read_text(a), re.M)
     BEST_PLUS = float(bp.group(1)) if bp else None
-
-
-def sf2(x):
-    """Two significant figures with trailing zeros kept (0.0070, not 0.007), as the README writes them."""
-    return "-" if x is None else f"{x:#.2g}".rstrip(".")
-
-
-def bracket(lo, hi, d=3):
-    """A closed or open interval: an open side is written as '(' or ')' with '...'."""
-    fmt = sf2 if d == 2 else (lambda x: g(x, d))
-    left = f"[{fmt(lo)}" if lo is not None else "(..."
-    right = f"{fmt(hi)}]" if hi is not None else "...)"
-    return f"{left}, {right}"
 
 
 # ------------------------------------------------------------------------------------ necessity threshold
@@ -886,78 +876,12 @@ def depth_confirm(folder):
 
 
 # ------------------------------------------------------------------------------------ the README, table-driven
-NUM = r"[-+−]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?"
-SLOTS = {"n": NUM, "b": r"\[[^\]\n]*\]", "l": rf"{NUM}(?:, {NUM})* and {NUM}", "w": r"[\w-]+"}
-VERDICT_WORDS = r"not supported|supported|inconclusive|inside|outside|not scored|overlap"
-TOKEN = re.compile(rf"(?<![\w.]){NUM}|\b(?:{VERDICT_WORDS})\b")  # what a checked sentence may not leave un-derived
 # The README paragraphs about these studies, by how they begin (a regex each; a bullet's "- " is not part of it):
 # every sentence of one is checked. Every item of a numbered list (the answer's lines) is checked too.
 BLOCKS = [re.escape(b) for b in ("**The answer at the seed's length.**", "**Trained longer on TinyStories",
                                  "**The mechanism, tested by arms", "**The core shape at 6,100 steps",  # the README before issue 43
                                  "**The answer.**", "*Scope*:", "**At its tuned LR", "**Trained longer, QK-norm", "**Why**")]
 BLOCKS += [r"\*\*At [\d,]+ steps depth"]
-NUMBER_WORDS = dict(enumerate("zero one two three four five six seven eight nine ten".split()))
-
-
-class Missing(Exception):
-    """A value this script cannot re-derive from what has run; the message says why."""
-
-
-def phrase(text):
-    """A README phrase with slots as a regex: {n} a number, {b} a bracket, {l} a list 'a, b and c', {w} a word,
-    {x|y|z} one of those words; the rest is literal. Each slot is one group, compared with the derived value."""
-    parts = re.split(r"\{([^{}]*)\}", text)
-    return re.compile("".join(re.escape(p) if i % 2 == 0 else
-                              f"({SLOTS.get(p) or '|'.join(map(re.escape, p.split('|')))})" for i, p in enumerate(parts)))
-
-
-class Quote:
-    """A phrase the README may say and what it must say there: `value(*said)` gives the derived value of each slot
-    (it may read a slot the README fills, such as the LR a number is given at), `fmt` writes each as the README does
-    (one function per slot, or one for all; each gets the value and the README's text)."""
-
-    def __init__(self, what, text, value, fmt):
-        self.what, self.rx, self.value, self.fmt = what, phrase(text), value, fmt
-        assert self.rx.groups, f"a quote needs at least one slot: {text!r}"
-
-
-class Stated:
-    """A phrase whose numbers this script does not re-derive, and why: listed as left out, never as reproduced."""
-
-    def __init__(self, text, why):
-        self.what, self.rx, self.why = text, phrase(text), why
-
-
-# how the README writes a value (each gets the value and the README's own text of it)
-def N(v, said=""):  # a count with thousands commas, or an LR/number to 3 significant figures
-    return f"{v:,}" if isinstance(v, int) else g(v)
-
-
-def S2(v, said=""): return sf2(v)
-def B2(v, said=""): return bracket(*v, 2)
-def B3(v, said=""): return bracket(*v)
-def D1(v, said=""): return f"{v:.1f}"
-def D2(v, said=""): return f"{v:.2f}"
-def D3(v, said=""): return f"{v:.3f}"
-def W(v, said=""): return str(v)
-def PM(v, said=""): return f"[{v[0]:+.2f}, {v[1]:+.2f}]"
-def SCI(v, said=""): return sci2(v)
-def PCT(v, said=""): return f"{v * 100:g}"  # a level as a percentage: 0.9 -> 90
-def L(v, said=""): return ", ".join(N(x) for x in v[:-1]) + f" and {N(v[-1])}" if len(v) > 1 else (N(v[0]) if v else "(none)")
-
-
-def ASIS(v, said=""):
-    """The value to the README's own number of decimals (a size: 0.222M written 0.2M); a range (lo, hi) as one value
-    when both ends read so, else as 'lo–hi'."""
-    d = len(said.split(".")[1]) if "." in said else 0
-    lo, hi = (f"{x:.{d}f}" for x in (v if isinstance(v, tuple) else (v, v)))
-    return lo if lo == hi else f"{lo}–{hi}"
-
-
-def sci2(x):
-    """Two significant figures in the README's short scientific form: 58800 -> '5.9e4'."""
-    m, e = f"{x:.1e}".split("e")
-    return f"{m}e{int(e)}"
 
 
 class Facts:
@@ -1445,72 +1369,6 @@ def quotes(F):
     ]
 
 
-def readme_sentences(path):
-    """(text, sentences): the README as one line per paragraph or bullet (links reduced to their words), and each
-    sentence's (start, end, in a BLOCK paragraph)."""
-    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n|\n(?=- )|\n(?=\d+\. )", read_text(path)) if p.strip()]
-    paras = [re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", p) for p in paras]
-    numbered = [bool(re.match(r"\d+\. ", p)) for p in paras]
-    paras = [re.sub(r"^\d+\. ", "", p) for p in paras]  # a list item's number is not a number the README reports
-    text, sentences, at = "\n".join(paras), [], 0
-    for p, item in zip(paras, numbered):
-        block = item or any(re.match(b, p.lstrip("- ")) for b in BLOCKS)
-        starts = [0] + [m.end() for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z*])", p)]
-        for a, b in zip(starts, starts[1:] + [len(p)]):
-            sentences.append((at + a, at + b, block))
-        at += len(p) + 1
-    return text, sentences
-
-
-def check_readme(F, path):
-    """Check every quote of the README at `path` (`quotes`), then every number and verdict word of the checked
-    sentences; print one line each and the counts. Returns the number of DIFFERS and NOT RE-DERIVED."""
-    text, sentences = readme_sentences(path)
-    print(f"\n=== README check ({rel(path)}): every phrase of `quotes()` the README holds, as it writes it")
-    n = dict(reproduced=0, DIFFERS=0, stated=0, **{"NOT RE-DERIVED": 0})
-    spans, not_quoted = [], []
-    for e in quotes(F):
-        found = list(e.rx.finditer(text))
-        if not found:
-            not_quoted.append(e.what)
-        for m in found:
-            spans.append(m.span())
-            said = m.group(0)
-            if isinstance(e, Stated):
-                n["stated"] += 1
-                print(f"  left out     {said!r}: stated, not re-derived here ({e.why})")
-                continue
-            try:
-                vals = e.value(*m.groups())
-                fmts = e.fmt if isinstance(e.fmt, tuple) else (e.fmt,) * len(m.groups())
-                want = [f(v, s) for f, v, s in zip(fmts, vals, m.groups())]
-            except Missing as why:
-                n["NOT RE-DERIVED"] += 1
-                print(f"  NOT RE-DERIVED {e.what}: README {said!r}: {why}")
-                continue
-            diff = [(s, w) for s, w in zip(m.groups(), want) if s.replace("−", "-") != w]
-            if len(want) != len(m.groups()):
-                diff.append(("(slots)", f"{len(want)} values derived for {len(m.groups())} slots"))
-            n["DIFFERS" if diff else "reproduced"] += 1
-            print(f"  {'DIFFERS   ' if diff else 'reproduced'}   {e.what}: {said!r}"
-                  + ("" if not diff else "; " + "; ".join(f"README {s!r}, here {w!r}" for s, w in diff)))
-    # every number and verdict word of a checked sentence must lie in a quote or a stated phrase
-    for a, b, block in sentences:
-        if not (block or any(a <= s < b for s, _ in spans)):
-            continue
-        for t in TOKEN.finditer(text, a, b):
-            if not any(s <= t.start() and t.end() <= e for s, e in spans):
-                n["NOT RE-DERIVED"] += 1
-                near = text[max(a, t.start() - 70):min(b, t.end() + 50)]
-                print(f"  NOT RE-DERIVED {t.group(0)!r} in '...{near}...': no entry of quotes() covers it")
-    if not_quoted:
-        print(f"  not quoted (the README holds no such phrase; nothing to check): {'; '.join(not_quoted)}")
-    bad = n["DIFFERS"] + n["NOT RE-DERIVED"]
-    print(f"README check: {n['reproduced']} reproduced, {n['DIFFERS']} DIFFERS, {n['NOT RE-DERIVED']} NOT RE-DERIVED, "
-          f"{n['stated']} stated and left out (listed above){'' if bad else ': every quote reproduced'}")
-    return bad
-
-
 # ----------------------------------------------------------------------------------------------- main
 def parse(argv):
     ap = argparse.ArgumentParser(prog="rederive_natural", description=__doc__.split("\n\n")[0])
@@ -1561,7 +1419,7 @@ def main(argv=None):
         facts.depth()
     except Missing as why:
         print(f"\n=== the confirmatory depth study: {why}")
-    bad = check_readme(facts, README)
+    bad = check_readme(quotes(facts), README, BLOCKS)
     if a.self_test:
         return 1 if self_test(facts, bad) else 0
     return 1 if bad else 0
@@ -1579,34 +1437,13 @@ MUTANTS = [("about 4×", "about 6×"), ("From about 7×", "From about 8×"), ("9
 def self_test(facts, bad):
     """The statistics against known values (rederive_cliff.self_test), then each MUTANTS change the README holds, in a
     copy: the check must fail on the copy with a line it does not print for the README. Returns the number of failures."""
-    import contextlib
-    import io
-    import tempfile
-
-    def failing(path):  # the check's DIFFERS and NOT RE-DERIVED lines on the README at `path`
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            check_readme(facts, path)
-        return {ln for ln in out.getvalue().splitlines() if ln.startswith(("  DIFFERS", "  NOT RE-DERIVED"))}
     print("\n=== self-test: the cliff's statistics")
     failures = C.self_test()
     print(f"\n=== self-test: a changed number in a copy of {rel(README)} must fail the check (the README itself: {bad} failing)")
-    text, tried, base = read_text(README), 0, failing(README)
-    with tempfile.TemporaryDirectory() as d:
-        for old, new in MUTANTS:
-            if old not in text:
-                continue
-            tried += 1
-            copy = Path(d) / "README.md"
-            copy.write_text(text.replace(old, new, 1), encoding="utf-8")
-            new_lines = failing(copy) - base
-            failures += not new_lines
-            print(f"  {'ok  ' if new_lines else 'FAIL'} {old!r} -> {new!r}: "
-                  + (f"{len(new_lines)} new failing line(s), e.g.{min(new_lines)[:150]}" if new_lines else "the check did not notice"))
-    if not tried:
-        print("  the README holds none of the changed phrases: nothing to try")
+    failures += mutation_test(lambda p: check_readme(quotes(facts), p, BLOCKS), README, MUTANTS)
     print(f"self-test: {failures} failed")
     return failures
+
 
 
 if __name__ == "__main__":

@@ -94,6 +94,19 @@ def g(x, d=3):
     return f"{x:.{d}g}"
 
 
+def sf2(x):
+    """Two significant figures with trailing zeros kept (0.0070, not 0.007), as the README writes them."""
+    return "-" if x is None else f"{x:#.2g}".rstrip(".")
+
+
+def bracket(lo, hi, d=3):
+    """A closed or open interval: an open side is written as '(' or ')' with '...'."""
+    fmt = sf2 if d == 2 else (lambda x: g(x, d))
+    left = f"[{fmt(lo)}" if lo is not None else "(..."
+    right = f"{fmt(hi)}]" if hi is not None else "...)"
+    return f"{left}, {right}"
+
+
 
 # ------------------------------------------------------------------------------------------ entropies
 def val_tokens(path, n):
