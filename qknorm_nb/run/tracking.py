@@ -15,7 +15,8 @@ from ..model.probes import MEASURE_NAMES  # the per-run measures the outcome log
 
 # %% auto #0
 __all__ = ['TAGS', 'TRACK_EXTRA', 'TRACKER_LIBS', 'HPARAMS', 'OUTCOME', 'LAYOUT', 'run_labels', 'scalars', 'check_tracker',
-           'hparams', 'outcome', 'add_outcome', 'Tracker', 'open_tracker', 'Exported', 'read_run', 'export_tensorboard']
+           'hparams', 'run_outcome', 'add_outcome', 'Tracker', 'open_tracker', 'Exported', 'read_run',
+           'export_tensorboard']
 
 # %% ../../nbs/03b_tracking.ipynb #201f4866
 def run_labels(cfg: RunConfig,  # the run's config
@@ -89,7 +90,7 @@ def hparams(cfg: RunConfig | dict) -> dict:
     d['dataset'] = Path(str(d['dataset'])).name
     return d
 
-def outcome(summary: dict) -> dict:
+def run_outcome(summary: dict) -> dict:
     "The run's outcome from its summary: what it ended as and its numbers (None where it has none)."
     return {k: summary.get(k) for k in OUTCOME}
 
@@ -97,7 +98,7 @@ def outcome(summary: dict) -> dict:
 # %% ../../nbs/03b_tracking.ipynb #4850aa37
 def add_outcome(writer, cfg, summary: dict):
     "Write a run's settings and outcome as TensorBoard hparams into `writer`'s folder (numbers under `outcome/`, status and failure as filters)."
-    out = outcome(summary)
+    out = run_outcome(summary)
     nums = {f'outcome/{k}': float(v) for k, v in out.items() if _is_number(v)}
     words = {k: str(v) for k, v in out.items() if isinstance(v, str)}
     writer.add_hparams(hparams(cfg) | words, nums, run_name='.')  # '.': in this run's folder, not a new one
@@ -136,7 +137,7 @@ def log(self: Tracker, row: dict):
 def outcome(self: Tracker, summary: dict):
     "Log the run's settings with its outcome: TensorBoard's hparams (numbers under `outcome/`), W&B's run summary."
     if self.log_to == 'tensorboard': add_outcome(self.writer, self.cfg, summary)
-    else: self.writer.summary.update(outcome(summary))
+    else: self.writer.summary.update(run_outcome(summary))
 
 @patch
 def close(self: Tracker):
