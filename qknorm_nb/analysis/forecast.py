@@ -13,7 +13,7 @@ from .metrics import OFF, fmt_num
 from .verdicts import failure_lr
 from .refine import round_lr  # the one LR rounding (06b)
 from ..files import json_safe, now, ARM
-from .scaling import (COLS, COMPARISONS, FLOORS, LOG_Y, QUANTITIES, Q_WORDS, arms_of, rung_arms, rung_measures)
+from .scaling import (COLS, COMPARISONS, FLOORS, LOG_Y, QUANTITIES, Q_WORDS, arms_of, rung_measures)
 from .trend import boot_values, fit_trend, rung_points, why_censored  # the trend across rungs (04k_trend)
 
 # %% auto #0
