@@ -1445,7 +1445,6 @@ def self_test(facts, bad):
     return failures
 
 
-
 if __name__ == "__main__":
     try:
         sys.exit(main())

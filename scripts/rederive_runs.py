@@ -1,4 +1,5 @@
-"""The readers every re-derivation script shares: run folders, rule sections, the validation text's entropies.
+"""The readers every re-derivation script shares: run folders, rule sections, the validation text's entropies, the bars
+and the number formats.
 
 scripts/rederive_natural.py, rederive_depth.py and rederive_shift.py re-derive the published numbers from the run
 folders and the rule's words without importing the `qknorm_nb` package; this module is what they read with (the
@@ -31,8 +32,6 @@ def rel(p):
         return str(p.resolve().relative_to(ROOT))
     except ValueError:
         return str(p)
-
-
 
 
 def read_text(path):
@@ -105,7 +104,6 @@ def bracket(lo, hi, d=3):
     left = f"[{fmt(lo)}" if lo is not None else "(..."
     right = f"{fmt(hi)}]" if hi is not None else "...)"
     return f"{left}, {right}"
-
 
 
 # ------------------------------------------------------------------------------------------ entropies
@@ -294,7 +292,6 @@ def rule_section(path, section):
             except json.JSONDecodeError:
                 out[m.group(1)] = m.group(2)
     return out
-
 
 
 def cliff_rule(rules):
