@@ -115,7 +115,7 @@ def fit_runs(rs, collapsed):
     """The runs a cliff is fitted on and the arm's best LR: `cliff.fit_from: best`, the runs at or above the LR of the
     lowest seed-mean capped loss. Convention (the package's, 05e_cliff): ties go to the smaller LR."""
     arm = rs[0].arm
-    best = min((R.seed_mean(rs, arm, lr), lr) for lr in R.lrs_of(rs))[1]
+    best = R.arm_best_lr(rs, arm)
     at = [r for r in rs if r.lr >= best]
     return best, at, C.logistic_fit([math.log10(r.lr) for r in at], [collapsed[r.name] for r in at])
 
