@@ -1,9 +1,9 @@
 """The readers every re-derivation script shares: run folders, rule sections, the validation text's entropies, the bars
 and the number formats.
 
-scripts/rederive_natural.py, rederive_depth.py and rederive_shift.py re-derive the published numbers from the run
-folders and the rule's words without importing the `qknorm_nb` package; this module is what they read with (the
-standard library and numpy only). Every reader refuses an input it cannot read with a `Refused` whose message names
+scripts/rederive_natural.py (with rederive_ladder.py), rederive_depth.py and rederive_shift.py re-derive the published
+numbers from the run folders and the rule's words without importing the `qknorm_nb` package; this module is what they
+read with (the standard library and numpy only). Every reader refuses an input it cannot read with a `Refused` whose message names
 the file, the field, the value and what is allowed. Nothing here holds state: each function takes the folder or file
 it reads.
 """
