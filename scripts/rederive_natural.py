@@ -749,15 +749,20 @@ def quotes(F):
         return (cmp(a["n_layer"], b["n_layer"], "deeper", "shallower", "as deep") + ", "
                 + cmp(a["n_embd"], b["n_embd"], "wider", "narrower", "as wide"))
 
-    def check_tuned():  # the core shape's own tuned LR: its off arm's best
+    def check_tuned():  # the core shape's best LR: its off arm's best (its tuned LR only where LRs ran on both sides)
         return arm_best_lr(F.check()["runs"], OFF)
 
-    def sits():  # where the core shape's threshold lies against its tuned LR (the multiple rounded to a whole number)
+    def check_end():  # where the core shape's best LR lies on its off arm's grid: "lowest", "highest" or ""
+        lrs, b = lrs_of(F.check()["runs"], OFF), check_tuned()
+        return "lowest" if b == lrs[0] else "highest" if b == lrs[-1] else ""
+
+    def sits():  # where the core shape's threshold lies against its best LR (the multiple rounded to a whole number)
         t = F.check()["group"]["value"]
         if t is None:
             raise Missing("the core shape's threshold is censored")
         m = t / check_tuned()
-        return "at the tuned LR itself" if about(m) == "1" else "above the tuned LR" if m > 1 else "below the tuned LR"
+        where = "at its best LR" if about(m) == "1" else "above its best LR" if m > 1 else "below its best LR"
+        return where + (f", the {check_end()} it ran" if check_end() else "")
 
     def seeds_of_rungs(*steps):  # the seed count of the rungs the README names, as one word when they agree
         n = {s: len({r.seed for r in F.rung_at(s)["runs"]}) for s in steps}
@@ -804,8 +809,11 @@ def quotes(F):
                       {0: "trained as long", 1: "trained longer", -1: "trained shorter"}[
                           (F.check()["cfg"]["max_iters"] > cliff_cfg()["max_iters"]) - (F.check()["cfg"]["max_iters"] < cliff_cfg()["max_iters"])]),
           (W, N, N, ASIS, W)),
-        Q("where the core shape's threshold lies against its tuned LR", "the line sits {at the tuned LR itself|above the tuned LR|below the tuned LR}",
+        Q("where the core shape's threshold lies against its best LR, and whether that is an end of its grid",
+          "the line sits {at its best LR, the lowest it ran|at its best LR, the highest it ran|at its best LR|above its best LR|below its best LR}",
           lambda s: (sits(),), W),
+        Q("whether the core shape's tuned LR is censored (its best LR an end of its grid)", "its tuned LR {may lie lower|may lie higher|is known}",
+          lambda s: ({"lowest": "may lie lower", "highest": "may lie higher", "": "is known"}[check_end()],), W),
         Q("the core shape's threshold, its best LR and its design", "QK-norm is needed from {n} {b}, and that shape's best LR is {n} ({w} seeds at {w} LRs",
           lambda *s: (F.check()["group"]["value"], (F.check()["lo"], F.check()["hi"]), check_tuned(),
                       NUMBER_WORDS.get(len(F.check()["seeds"]), "many"), NUMBER_WORDS.get(len(check_design()[1]), "many")),
@@ -1056,7 +1064,8 @@ MUTANTS = [("about 4×", "about 6×"), ("From about 7×", "From about 8×"), ("9
            ("0 of 20 seeds", "1 of 20 seeds"), ("every seed from 17×", "every seed from 13×"), ("up to 30×", "up to 55×"),
            ("whose tuned LR is 0.01", "whose tuned LR is 0.0173"), ("0.2M parameters", "0.3M parameters"),
            ("best LR is 0.01", "best LR is 0.0316"), ("0.056 [0.043, 0.10]", "0.056 [0.043, 0.11]"),
-           ("2,048 tokens a step", "4,096 tokens a step"), ("probability below 0.1", "probability below 0.05")]
+           ("2,048 tokens a step", "4,096 tokens a step"), ("probability below 0.1", "probability below 0.05"),
+           ("its tuned LR may lie lower", "its tuned LR is known"), ("the\n   lowest it ran", "the\n   highest it ran")]
 
 
 def self_test(facts, bad):

@@ -49,6 +49,9 @@ def check_question(n_layer, n_embd, steps, batch_tokens, tokenizer, lr, corpus=N
     if tokenizer not in TOKENIZERS: raise ConfigError(f"--tokenizer={tokenizer!r} is not one of {', '.join(map(repr, TOKENIZERS))}")
     if corpus is not None and (not isinstance(corpus, str) or not corpus.strip()):
         raise ConfigError(f"--corpus={corpus!r} is not allowed: give a corpus name (e.g. tinystories) or leave it out")
+    if n_head is not None and n_embd % n_head:
+        raise ConfigError(f"--n-head={n_head} is not allowed: it must divide --n-embd={n_embd} (the heads split the width evenly)")
+    corpus = corpus if corpus is None else corpus.strip().lower()  # the groups name their texts in lower case
     return {k: int(v) for k, v in cfg.items()} | dict(tokenizer=tokenizer, corpus=corpus, lr=float(lr))
 
 # %% ../../nbs/09b_advise.ipynb #ee3f99cd
@@ -105,6 +108,7 @@ def group_entry(g, cfg: dict, runs_dir='runs') -> dict:
                 **{k: (int(g[k]) if k in NUMERIC or k in ('n_head', 'warmup_iters') else g[k]) for k in GROUP},
                 decades={a: round(math.log10(cfg[a] / g[a]), 4) for a in NUMERIC}, distance=round(float(g['distance']), 4),
                 threshold_lr=_triple(g, 'threshold'), tuned_lr_multiple=_triple(g, 'multiple'), tuned_lr=float(g['tuned_lr']),
+                tuned_lr_censored=g['tuned_censored'] or None,
                 n_seeds=int(g['n_seeds']), n_runs=int(g['n_runs']), lr_range=[g['lr_min'], g['lr_max']])
 
 # %% ../../nbs/09b_advise.ipynb #af858b3d
@@ -138,16 +142,19 @@ def answer_measured(here: pd.DataFrame, cfg: dict, rule=RULE) -> dict:
 
 # %% ../../nbs/09b_advise.ipynb #48e40c84
 def _axis_part(a: str, g, cfg: dict, t: dict) -> tuple|None:
-    "What numeric axis `a` adds: (decades each way, note) where no trend covers it, (0, note) where its trend is extrapolated, else None."
+    "What numeric axis `a` adds: (decades each way, note) where no trend covers it, or for the part of it beyond the span its trend was measured on; else None."
     d = math.log10(cfg[a] / g[a])
     if abs(d) < 1e-12: return None
     if not t['measured']:
         return UNMEASURED_SLOPE * abs(d), (f"{a}: {cfg[a]:,} is {abs(d):.2f} decades from the group's {g[a]:,} and no published groups differ in {a} alone, "
                                            f"so nothing moves the answer along it: the interval is widened by {UNMEASURED_SLOPE:g} decade per decade "
                                            f"({UNMEASURED_SLOPE * abs(d):.2f} decades each way)")
-    if not t['span'][0] <= cfg[a] <= t['span'][1]:
-        return 0.0, f"{a}: the trend was measured from {t['span'][0]:,.0f} to {t['span'][1]:,.0f}; {cfg[a]:,} extrapolates it, where the line itself is an assumption"
-    return None
+    lo, hi = t['span']
+    beyond = max(math.log10(cfg[a] / hi), math.log10(lo / cfg[a]))  # > 0: the question lies past the trend's measured span
+    if beyond <= 1e-12: return None
+    return UNMEASURED_SLOPE * beyond, (f"{a}: the trend was measured from {lo:,.0f} to {hi:,.0f}; {cfg[a]:,} lies {beyond:.2f} decades beyond it, "
+                                       f"where the line itself is an assumption: the interval is widened by {UNMEASURED_SLOPE:g} decade per "
+                                       f"decade beyond ({UNMEASURED_SLOPE * beyond:.2f} decades each way)")
 
 # %% ../../nbs/09b_advise.ipynb #165ddc93
 def _category_parts(g, cfg: dict, gs: pd.DataFrame) -> list:
@@ -186,7 +193,9 @@ def move(g, cfg: dict, tr: dict, q: str, widen: float = 0.0, level: float = RULE
     point, reps = _carried(g, cfg, tr[q], math.log10(g[v]))
     a = 50 * (1 - level)
     l, h = np.percentile(reps, [a, 100 - a])  # the move's interval, added to the group's own bracket (at the group: the bracket)
-    return [float(10 ** (min(math.log10(g[lo]) + l, point) - widen)), float(10 ** point), float(10 ** (max(math.log10(g[hi]) + h, point) + widen))]
+    low = 0.0 if g[lo] <= 0 else 10 ** (min(math.log10(g[lo]) + l, point) - widen)  # an open end (a censored tuned LR) stays open
+    high = math.inf if not math.isfinite(g[hi]) else 10 ** (max(math.log10(g[hi]) + h, point) + widen)
+    return [float(low), float(10 ** point), float(high)]
 
 # %% ../../nbs/09b_advise.ipynb #f2636d4c
 def _start_notes(near: pd.DataFrame, g, cfg: dict, rule=RULE) -> list:
@@ -232,7 +241,8 @@ def _pin(gs: pd.DataFrame, **pins) -> pd.DataFrame:
 def _published_groups(runs_dir) -> pd.DataFrame:
     "The published groups under `runs_dir`, or a `ConfigError` when it is not a folder (called once the question is checked)."
     if not Path(runs_dir).is_dir(): raise ConfigError(f"--runs-dir={str(runs_dir)!r} is not a folder: give the folder holding the published studies (default: runs)")
-    return groups(published_runs(runs_dir))
+    try: return groups(published_runs(runs_dir))
+    except ResultsError as e: raise ConfigError(f"--runs-dir={str(runs_dir)!r}: {e}") from None  # a folder, but not of the studies
 
 # %% ../../nbs/09b_advise.ipynb #66255a77
 def _inside(near: pd.DataFrame, lr: float) -> pd.DataFrame:
@@ -247,11 +257,28 @@ def _corpus_note(cfg: dict, near: pd.DataFrame, base, gs: pd.DataFrame) -> list:
     return [f"no corpus given: the answer is from the {base['corpus']} group; the published texts "
             f"({', '.join(sorted(set(near['corpus'])))}) move the threshold by up to {category_shift(gs, 'corpus'):.2f} decades at equal configuration"]
 
+# %% ../../nbs/09b_advise.ipynb #c8cc9b47
+def _dataset_corpus(gs: pd.DataFrame, dataset, corpus):
+    "A `ConfigError` when `--dataset` names a published text file of another corpus than `--corpus` (the two flags contradict)."
+    if dataset is None or corpus is None: return
+    have = sorted(set(gs.loc[gs['dataset'] == dataset, 'corpus']))
+    if have and corpus not in have:
+        raise ConfigError(f"--dataset={dataset!r} is a text of {', '.join(have)}, not --corpus={corpus!r}: give one of them, or leave --corpus out")
+
+# %% ../../nbs/09b_advise.ipynb #12f982e4
+def _tuned_note(base) -> list:
+    "A note when the tuned LR of the group answered from is censored: its off arm ended best at an end of the LRs it ran."
+    c = base['tuned_censored']
+    if not c: return []
+    end, lr = ('lowest', base['lr_min']) if c == 'below' else ('highest', base['lr_max'])
+    return [f"the tuned LR of {group_label(base)} is censored {c}: its off arm ended best at the {end} LR it ran ({fmt_num(lr)}), "
+            f"so its tuned LR may lie {c} it and the multiple is open {'above' if c == 'below' else 'below'}"]
+
 # %% ../../nbs/09b_advise.ipynb #d8e6ffbe
 def _answer(cfg: dict, a: dict, base, near: pd.DataFrame, gs: pd.DataFrame, runs_dir, rule=RULE) -> dict:
     "The JSON answer: the question, answer `a` from group `base`, the three nearest groups, the decades out and the rule's probabilities."
     return dict(question=cfg, verdict=a['verdict'], p_needed=a['p_needed'], threshold_lr=a['threshold_lr'],
-                tuned_lr_multiple=a['tuned_lr_multiple'], tuned_lr=a['tuned_lr'],
+                tuned_lr_multiple=a['tuned_lr_multiple'], tuned_lr=a['tuned_lr'], tuned_lr_censored=base['tuned_censored'] or None,
                 nearest_groups=[group_entry(g, cfg, runs_dir) for _, g in near.head(3).iterrows()],
                 extrapolation_decades={x: round(abs(math.log10(cfg[x] / base[x])), 4) for x in NUMERIC},
                 outside_range_decades=outside_range(gs, cfg), measured=a['measured'], base=group_label(base),
@@ -271,24 +298,30 @@ def advise(n_layer: int, n_embd: int, steps: int, batch_tokens: int, # the build
     "Does a run at this configuration and LR need QK-norm? The verdict, P(collapse), the threshold as an LR and as a multiple of the tuned LR, the nearest groups and how far outside them."
     cfg = check_question(n_layer, n_embd, steps, batch_tokens, tokenizer, lr, corpus, n_head, warmup_iters)  # before anything is read
     if gs is None: gs = _published_groups(runs_dir)
+    _dataset_corpus(gs, dataset, cfg['corpus'])
     near = nearest(_pin(gs, n_head=n_head, warmup_iters=warmup_iters, dataset=dataset), cfg)
     here = _inside(near, lr)
     if len(here): a = answer_measured(here, cfg, rule)
     else: a = answer_moved(near, cfg, trends(gs) if tr is None else tr, gs, rule)
     base = a.pop('base')  # the group the answer is from
-    a['notes'] += _corpus_note(cfg, near, base, gs)
+    a['notes'] += _corpus_note(cfg, near, base, gs) + _tuned_note(base)
     return json_safe(_answer(cfg, a, base, near, gs, runs_dir, rule))
 
 # %% ../../nbs/09b_advise.ipynb #741b9b98
-def _lr3(t) -> str: return f"{fmt_num(t[1])} [{fmt_num(t[0])}, {fmt_num(t[2])}]"  # [lo, point, hi] as 'point [lo, hi]'
+def _lr3(t) -> str: return f"{fmt_num(t[1])} [{fmt_num(t[0])}, {fmt_num(math.inf if t[2] is None else t[2])}]"  # [lo, point, hi] as 'point [lo, hi]'; JSON's null end: ∞
+
+# %% ../../nbs/09b_advise.ipynb #1f31dc09
+def _p(x: float) -> str:
+    "A probability as the terminal writes it: 3 decimals at most, and never a rounded 0 or 1 that the interval does not reach."
+    if x in (0, 1): return f"{x:g}"
+    return '< 0.001' if x < 0.001 else '> 0.999' if x > 0.999 else f"{x:.3f}".rstrip('0')
 
 # %% ../../nbs/09b_advise.ipynb #2fb12613
 def _p_sentence(d: dict) -> str:
     "The answer's P(collapse) with the rule's reading of it, or why there is none."
     if d['p_needed'] is None: return "No probability is given: no published group ran this configuration at this LR."
-    r = d['rule']
-    return (f"A run without it collapses at this LR with probability between {fmt_num(d['p_needed'][0])} and "
-            f"{fmt_num(d['p_needed'][1])} ({r['p_level']:.0%} interval: 'needed' once its lower end is above {r['needed_p']}, 'not needed' only while its upper end is under {r['safe_p']}).")
+    lo, hi = map(_p, d['p_needed'])
+    return f"A run without it collapses at this LR with probability {lo if lo == hi else f'between {lo} and {hi}'} ({d['rule']['p_level']:.0%} interval)."
 
 # %% ../../nbs/09b_advise.ipynb #31d1a968
 def _threshold_sentence(d: dict) -> str:
@@ -298,11 +331,33 @@ def _threshold_sentence(d: dict) -> str:
     return (f"Without it a run ends materially worse from about LR {_lr3(t)}, which is {_lr3(m)} times the tuned LR "
             f"of this configuration ({_lr3(u)}).")
 
+# %% ../../nbs/09b_advise.ipynb #88c2ce84
+def _verdict_sentence(d: dict) -> str:
+    "Why the verdict is what it is: the LR against the threshold's interval, and P(collapse) against the rule's needed_p and safe_p."
+    (lo, _, hi), p, r, lr = d['threshold_lr'], d['p_needed'], d['rule'], d['question']['lr']
+    hi = math.inf if hi is None else hi
+    at = (f"above the threshold's interval (to {fmt_num(hi)})" if lr > hi else f"below the threshold's interval (from {fmt_num(lo)})"
+          if lr < lo else f"inside the threshold's interval [{fmt_num(lo)}, {fmt_num(hi)}]")
+    if d['verdict'] == 'needed' and p is not None and p[0] > r['needed_p']:
+        why = f"P(collapse) is above {r['needed_p']:g} with {r['p_level']:.0%} confidence, and the LR is {at}"
+    elif d['verdict'] != 'uncertain':
+        why = f"the LR is {at}" + (f", and P(collapse) is under {r['safe_p']:g} with {r['p_level']:.0%} confidence" if p else "")
+    elif lr < lo and p is not None and p[1] >= r['safe_p']:
+        why = f"the LR is {at}, but P(collapse) is not shown under {r['safe_p']:g} (up to {_p(p[1])}: more seeds would tell)"
+    elif lo <= lr <= hi:
+        why = f"the LR is {at}"
+    else:
+        why = f"the LR is {at}, but another group at these axes reads it otherwise (below)"
+    return f"The verdict is '{d['verdict']}': {why}."
+
 # %% ../../nbs/09b_advise.ipynb #a23a3d1f
 def _where_sentence(d: dict) -> str:
     "How far outside what was measured the answer lies, or that it is a measured group's own."
     far = [f"{v:.2f} decades in {a}" for a, v in d['extrapolation_decades'].items() if v] + [f"another {c}" for c in d['categorical_mismatch']]
-    if far: return f"Outside what was measured: {', '.join(far)} from the group the answer starts at ({d['base']})."
+    out = [f"{v:.2f} decades in {a}" for a, v in d['outside_range_decades'].items() if v]
+    span = (f"beyond the span of every published group by {', '.join(out)}" if out else
+            "every axis inside the span of the published groups, not in this combination")
+    if far: return f"Not measured: {', '.join(far)} from the group the answer starts at ({d['base']}); {span}."
     if not d['measured']: return f"A measured configuration ({d['base']}), but not at an LR it ran."
     return f"Measured: the answer is the published group's own ({d['base']})."
 
@@ -319,7 +374,7 @@ def format_advice(d: dict) -> str:
     q = d['question']
     out = [f"QK-norm at peak LR {fmt_num(q['lr'])} for {q['n_layer']} layers, d={q['n_embd']}, {q['steps']:,} steps, "
            f"{q['batch_tokens']:,} tokens a step, {q['tokenizer']}{', ' + q['corpus'] if q['corpus'] else ''}: {d['verdict']}.",
-           _p_sentence(d), _threshold_sentence(d), _where_sentence(d), _nearest_sentence(d)]
+           _p_sentence(d), _threshold_sentence(d), _verdict_sentence(d), _where_sentence(d), _nearest_sentence(d)]
     out += [f"Note: {n}." for n in d['notes']]
     return '\n'.join(out)
 
@@ -332,9 +387,9 @@ def add_advise_args(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument('--batch-tokens', type=int, required=True, help="tokens a step (batch size x block size), e.g. 16384")
     p.add_argument('--tokenizer', required=True, help=f"one of {', '.join(TOKENIZERS)}")
     p.add_argument('--lr', type=float, required=True, help="the peak learning rate asked about, e.g. 3e-3")
-    p.add_argument('--corpus', help="the text, e.g. tinystories (default: any published text answers)")
-    p.add_argument('--n-head', type=int, help="heads: chooses among published groups at the same axes")
-    p.add_argument('--warmup-iters', type=int, help="warmup steps: chooses among published groups at the same axes")
+    p.add_argument('--corpus', help="the text, e.g. tinystories, in any case (default: any published text answers; one no group read widens the answer)")
+    p.add_argument('--n-head', type=int, help="heads: only the published groups with this many answer (no trend runs along heads)")
+    p.add_argument('--warmup-iters', type=int, help="warmup steps: only the published groups with this warmup answer (no trend runs along it)")
     p.add_argument('--dataset', help="the text file, e.g. tinystories_train_6mb.txt: chooses among published groups at the same axes")
     p.add_argument('--runs-dir', default='runs', help="folder holding the published studies (default: runs)")
     p.add_argument('--json', action='store_true', help="print the answer as JSON")

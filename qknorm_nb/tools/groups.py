@@ -74,8 +74,8 @@ def _tuned_bracket(lrs, best) -> tuple:
     "Half a grid step either side of the off arm's best LR (in log LR): where its tuned LR lies on that grid."
     lrs = np.sort(np.unique(np.asarray(lrs, float)))
     i = int(np.argmin(np.abs(np.log(lrs / best))))
-    lo = math.sqrt(lrs[i - 1] * best) if i > 0 else best      # at the grid's end the bracket is closed there: the
-    hi = math.sqrt(best * lrs[i + 1]) if i < len(lrs) - 1 else best  # grid is all that was tried
+    lo = math.sqrt(lrs[i - 1] * best) if i > 0 else 0.0            # best at the grid's end: the tuned LR is censored,
+    hi = math.sqrt(best * lrs[i + 1]) if i < len(lrs) - 1 else math.inf  # open on that side (it may lie beyond the grid)
     return lo, hi
 
 # %% ../../nbs/09a_groups.ipynb #dcc9827f
@@ -108,7 +108,11 @@ def groups(runs: pd.DataFrame) -> pd.DataFrame:
         if g.groupby(ARM)['lr'].nunique().reindex(list(ARMS)).fillna(0).min() < 2: continue  # nothing to compare
         rows.append(dict(zip(GROUP, k)) | _one_group(g))
     gs = pd.DataFrame(rows)
-    for c, t in (('mult', 'threshold'), ('mult_lo', 'thr_lo'), ('mult_hi', 'thr_hi')): gs[c] = gs[t] / gs['tuned_lr']
+    gs['mult'] = gs['threshold'] / gs['tuned_lr']
+    # the threshold's bracket over the tuned LR, open on the side where the tuned LR is censored (a lower tuned LR, a larger multiple)
+    gs['mult_lo'] = np.where(np.isfinite(gs['tuned_hi']), gs['thr_lo'] / gs['tuned_lr'], 0.0)
+    gs['mult_hi'] = np.where(gs['tuned_lo'] > 0, gs['thr_hi'] / gs['tuned_lr'], math.inf)
+    gs['tuned_censored'] = np.where(gs['tuned_lo'] <= 0, 'below', np.where(np.isinf(gs['tuned_hi']), 'above', ''))
     return gs
 
 # %% ../../nbs/09a_groups.ipynb #872bc2c8
