@@ -702,8 +702,17 @@ def quotes(F):
     def cliff_cfg():
         return F.cliff()["cfg"]
 
-    def tuned():
-        return F.cliff()["tuned"]
+    def tuned():  # the cliff's off arm's best LR; where that is the lowest LR the cliff study ran, the 6,100-step rung
+        # (the same configuration, run from lower LRs) must end best there too, else the tuned LR is censored below
+        t, lrs = F.cliff()["tuned"], lrs_of(F.cliff()["runs"], OFF)
+        if t > lrs[0]:
+            return t
+        r, keys = F.rung("steps-s6100"), ("n_layer", "n_head", "n_embd", "max_iters", "batch_size", "block_size", "dataset")
+        same = all(r["cfg"].get(k) == cliff_cfg().get(k) for k in keys)
+        if not (same and lrs_of(r["runs"], OFF)[0] < t and arm_best_lr(r["runs"], OFF) == t):
+            raise Missing(f"the cliff's best LR {g(t)} is the lowest it ran, and the 6,100-step rung does not end best there "
+                          "among lower LRs: the tuned LR is censored below")
+        return t
 
     def fit_lr(arm, key):  # an LR the arm's fit gives ('safe', 'needed', 'lr50'); Missing where it gives none
         f = F.cliff()["fits"][arm]
