@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 import pandas as pd
 from ..files import ARM, COMPLETE, read_json
-from ..analysis.metrics import OFF
+from ..analysis.metrics import OFF, optimal_lr
 from ..questions.cliff import collapse_runs, cliff_summary, plot_cliff
 from ..questions.shift import ShiftError, lr50_interval, score_shift, read_prediction
 from ..study.sweep import collect_results
@@ -20,7 +20,7 @@ from .order import first_commit
 
 # %% auto #0
 __all__ = ['lr50_words', 'decades_words', 'prediction_words', 'evidence_table', 'order_words', 'study_state', 'config_title',
-           'shift_result', 'score_words', 'plot_shift', 'shift_row', 'shift_overview']
+           'tuned_words', 'shift_result', 'score_words', 'plot_shift', 'shift_row', 'shift_overview']
 
 # %% ../../nbs/08h_shift.ipynb #e5a11cfe
 def lr50_words(v) -> str:
@@ -89,6 +89,27 @@ def config_title(df: pd.DataFrame) -> str:
     cols = ['n_layer', 'n_embd', 'batch_size', 'block_size']
     rows = df[cols].drop_duplicates().itertuples(index=False)
     return '; '.join(f"{r.n_layer} layers, d={r.n_embd}, {r.batch_size} × {r.block_size} tokens a step" for r in rows)
+
+# %% ../../nbs/08h_shift.ipynb #067b8bf5
+def tuned_words(ended: pd.DataFrame,  # the study's ended results (`study_state`'s `ended`)
+                study_dir,            # its folder, to find it among the published groups
+                gs: pd.DataFrame,     # the published groups (`09a_groups`: groups(published_runs(runs_dir)))
+               ) -> str:
+    "The off arm's best LR in words, and whether it is the tuned LR: at an end of the LRs the study ran it is censored, unless the published runs of its configuration ran past that end and still end best there."
+    off = ended[ended[ARM] == OFF]
+    if not len(off): return ''
+    best, lo, hi = float(optimal_lr(off).iloc[0]['lr_star']), off['lr'].min(), off['lr'].max()
+    said = f"The off arm ended best at {fmt(best)}"
+    if lo < best < hi: return f"{said}, with LRs run on both sides: its tuned LR."
+    side, way = ('lowest', 'lower') if best == lo else ('highest', 'higher')
+    name = Path(study_dir).name
+    g = next((r for _, r in gs.iterrows() if any(Path(f).name == name for f in r['folders'])), None)  # its published group
+    if g is None: return f"{said}, the {side} LR this study ran, and no published run of this configuration went {way}: its tuned LR is censored (it may lie {way})."
+    ran = f"{said}, the {side} LR this study ran; the published runs of this configuration ran the off arm from {fmt(g['lr_min'])} to {fmt(g['lr_max'])}"
+    if g['tuned_censored']:
+        gway = 'lower' if g['tuned_censored'] == 'below' else 'higher'
+        return f"{ran} and end best at {fmt(g['tuned_lr'])}, an end of those too: its tuned LR is censored (it may lie {gway})."
+    return f"{ran} and end best {'there too' if g['tuned_lr'] == best else 'at ' + fmt(g['tuned_lr'])}: that is its tuned LR."
 
 # %% ../../nbs/08h_shift.ipynb #aaa9d7ba
 def shift_result(runs: pd.DataFrame|None, # `collapse_runs` of the study (None: no run has ended)
