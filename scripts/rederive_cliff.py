@@ -1,7 +1,8 @@
 """The cliff's statistics, from their definitions (studies/rules/analysis.yaml, sections `collapse` and `cliff`), for
 scripts/rederive_natural.py: the exact (Clopper-Pearson) interval of a fraction k of n, the maximum-likelihood logistic
-fit of P(collapse) on log10 LR with its Wald band on the logit, and the three LRs a builder reads from that band
-(the P = 0.5 LR with its interval, "safe below", "needed from").
+fit of P(collapse) on log10 LR with its Wald band on the logit, the three LRs a builder reads from that band
+(the P = 0.5 LR with its interval, "safe below", "needed from"), and Student's t for a difference of seed means (the
+rule's `intervals`: paired t or Welch).
 
 Why a sibling module and not more of rederive_natural.py: these are pure functions of numbers (no file is read here,
 nothing here knows a run folder), so they can be checked on their own against known values (`self_test`, run by
@@ -142,6 +143,56 @@ def safe_needed(fit, safe_level, safe_p, needed_p, step):
     return (None if safe is None else float(safe)), (None if needed is None else float(needed))
 
 
+# ------------------------------------------------------------------------------ a difference of seed means
+def t_cdf(t, df):
+    """P(T <= t) for Student's t with a whole number df >= 1, in closed form (Abramowitz & Stegun 26.7.3-4): with
+    th = atan(t / sqrt(df)), P(|T| < t) is a finite series in cos(th), odd and even df apart."""
+    th = math.atan(abs(t) / math.sqrt(df))
+    c2, term, s = math.cos(th) ** 2, 1.0, 1.0
+    if df % 2:  # odd: (2/pi)(th + sin cos (1 + 2/3 c2 + 2*4/(3*5) c2^2 + ...)), the series up to cos^(df-3)
+        for k in range(1, (df - 1) // 2):
+            term *= c2 * (2 * k) / (2 * k + 1)
+            s += term
+        a = 2 / math.pi * (th + (math.sin(th) * math.cos(th) * s if df > 1 else 0.0))
+    else:       # even: sin (1 + 1/2 c2 + 1*3/(2*4) c2^2 + ...), the series up to cos^(df-2)
+        for k in range(1, df // 2):
+            term *= c2 * (2 * k - 1) / (2 * k)
+            s += term
+        a = math.sin(th) * s
+    return 0.5 + a / 2 if t >= 0 else 0.5 - a / 2
+
+
+def t_quantile(p, df):
+    """The t with P(T <= t) = p (0.5 < p < 1), by halving an interval that holds it (80 halvings)."""
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        hi *= 2
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def mean_diff(a, b, level):
+    """mean(a) - mean(b) over every seed of each with its two-sided interval at `level`, as the rule's `intervals`
+    names it (and nbs/04d_verdicts `arm_diff` computes it): paired t when both ran the same seeds (dicts seed -> value)
+    and, over three or more seeds, their values correlate positively; else Welch's, its Welch-Satterthwaite df rounded
+    down. Returns (diff, lo, hi, method)."""
+    xa, xb = np.array(list(a.values()), float), np.array(list(b.values()), float)
+    d, q = float(xa.mean() - xb.mean()), 1 - (1 - level) / 2
+    same = sorted(a) == sorted(b)
+    if same and len(a) >= 3:
+        ya, yb = np.array([a[s] for s in sorted(a)]), np.array([b[s] for s in sorted(a)])
+        if ya.std() > 0 and yb.std() > 0 and np.corrcoef(ya, yb)[0, 1] > 0:
+            x = ya - yb
+            h = t_quantile(q, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
+            return d, d - h, d + h, "paired"
+    va, vb = xa.var(ddof=1) / len(xa), xb.var(ddof=1) / len(xb)
+    df = (va + vb) ** 2 / (va ** 2 / (len(xa) - 1) + vb ** 2 / (len(xb) - 1))
+    h = t_quantile(q, max(1, math.floor(df))) * math.sqrt(va + vb)
+    return d, d - h, d + h, "welch"
+
+
 # ------------------------------------------------------------------------------------------- the self-test
 def self_test():
     """Check the statistics against known values; print one line each; return the number that failed."""
@@ -204,5 +255,18 @@ def self_test():
     check("no safe below when P >= 0.1 at the lowest LR", safe_needed(high, 0.9, 0.1, 0.1, 0.01)[0], None)
     low = dict(toy, a=-30.0)
     check("no needed from when P <= 0.1 at the top", safe_needed(low, 0.9, 0.1, 0.1, 0.01)[1], None)
+    # Student's t: tabulated quantiles (two-sided 95% and 90%), and the Cauchy case (df = 1) in closed form
+    check("t 0.975 quantiles, df 1, 2, 3, 4, 10, 30", [t_quantile(0.975, k) for k in (1, 2, 3, 4, 10, 30)],
+          [12.706205, 4.302653, 3.182446, 2.776445, 2.228139, 2.042272], 1e-5)
+    check("t 0.95 quantile, df 5", t_quantile(0.95, 5), 2.015048, 1e-5)
+    check("t cdf, df 1 (Cauchy) at 1", t_cdf(1.0, 1), 0.75, 1e-12)
+    check("t cdf symmetric, df 6", t_cdf(-1.3, 6) + t_cdf(1.3, 6), 1.0, 1e-12)
+    # Welch on two hand-computed samples: means 2 and 5, variances 1 and 4 (n 3 and 3): se = sqrt(1/3 + 4/3),
+    # df = (5/3)^2 / ((1/9 + 16/9) / 2) = 2.94 -> 2; and a paired case (same seeds, correlated): the differences' t
+    w = mean_diff({0: 1.0, 1: 2.0, 2: 3.0}, {3: 3.0, 4: 5.0, 5: 7.0}, 0.95)
+    check("Welch, df 2.94 rounded down to 2", w[:3], (-3.0, -3.0 - 4.302653 * math.sqrt(5 / 3), -3.0 + 4.302653 * math.sqrt(5 / 3)), 1e-5)
+    pd_ = mean_diff({0: 1.0, 1: 2.0, 2: 4.0}, {0: 2.0, 1: 3.5, 2: 5.0}, 0.95)
+    check("paired on correlated seeds", (pd_[3] == "paired", pd_[0], pd_[2] - pd_[0]),
+          (True, -7 / 6, 4.302653 * float(np.std([-1.0, -1.5, -1.0], ddof=1)) / math.sqrt(3)), 1e-5)
     print(f"self-test: {len(bad)} failed" + (f" ({'; '.join(bad)})" if bad else ""))
     return len(bad)

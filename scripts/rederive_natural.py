@@ -35,8 +35,9 @@ What it reads (nothing is written):
     checked against known values by --self-test; its docstring says why they are apart);
   - the README's scope: tokenizer, batch_size x block_size, max_iters of every study in SCOPE (the studies the README's
     statements rest on, each named with its statement) and n_params from their summaries;
-  - runs/cpu-tinystories (LayerNorm's cost at the off arm's tuned LR, one depth) and runs/depth-confirm with its own
-    rule studies/rules/depth-confirm.yaml (its design, and its slope with the seed bootstrap, re-derived).
+  - runs/cpu-tinystories (the gap at each arm's own best LR, one depth, with its paired-or-Welch interval at the rule's
+    `intervals.level`) and runs/depth-confirm with its own rule studies/rules/depth-confirm.yaml (its design, and its
+    slope with the seed bootstrap, re-derived).
 
 The tuned LR is the cliff's off arm's best LR; a grid LR is written as its multiple of the tuned LR to two significant
 figures (0.0548 / 0.01 -> "5.5×", 0.173 / 0.01 -> "17×"), and a README multiple names the grid LR that writes so.
@@ -82,7 +83,7 @@ from rederive_readme import (ASIS, B2, B3, D1, D2, D3, L, N, NUMBER_WORDS, PCT, 
                              Quote, Stated, check_readme, mutation_test)
 from rederive_runs import (CRITERIA, OFF, ON, ROOT, Refused, arm_best_lr, arm_of, bars, best, bracket, cliff_rule,  # noqa: E402
                            entropy, file_entropies, finite, g, lrs_of, load_study, need, read_json, read_text, rel,
-                           seed_mean, select, sf2, study_cfg, unigram_bigram, val_tokens, whole)
+                           rule_section, seed_mean, select, sf2, study_cfg, unigram_bigram, val_tokens, whole)
 
 RUNGS = ["steps-s300", "steps-s800", "steps-s2000", "steps-s6100"]
 VAL_TEXT = ROOT / ".." / "shared" / "data" / "tinystories_valid_sample.txt"
@@ -113,7 +114,7 @@ def rule_value(path, key):
 
 def load_rules():
     """The rule's numbers this script computes with, each checked (a Refused names the file, key, value and what is allowed)."""
-    global MARGINS, MARGIN, SMALLEST_MOVE, MECH_SEEDS, BEST_PLUS
+    global MARGINS, MARGIN, SMALLEST_MOVE, MECH_SEEDS, BEST_PLUS, INTERVAL_LEVEL
     a, m = RULES / "analysis.yaml", RULES / "mechanism.yaml"
     rule = {"margins": rule_value(a, "margins"), "margin": rule_value(a, "margin"),
             "smallest_edge_move": rule_value(a, "smallest_edge_move")}
@@ -125,6 +126,8 @@ def load_rules():
     need(m, seeds, "seeds", lambda v: isinstance(v, list) and v and all(whole(s) and s >= 0 for s in v),
          "a non-empty list of whole numbers (the seeds the rule reads)")
     MARGINS, MARGIN, SMALLEST_MOVE, MECH_SEEDS = rule["margins"], rule["margin"], rule["smallest_edge_move"], seeds["seeds"]
+    # every interval the rule does not name otherwise (`intervals: level`): here, the gap at the optimum
+    INTERVAL_LEVEL = need(a, rule_section(a, "intervals"), "level", lambda v: finite(v) and 0.5 < v < 1, "a number in (0.5, 1)")
     # the best-plus bar of the family (`criteria: best_plus_0.5: bar: best + 0.5`); None if the rule has no such bar
     bp = re.search(r"^\s+bar:\s*best \+ ([0-9.]+)", read_text(a), re.M)
     BEST_PLUS = float(bp.group(1)) if bp else None
@@ -358,7 +361,7 @@ SCOPE = {
     "length-tinystories/core-ts-s6100-check-*": "the answer's deeper, wider shape",
     "mechanism-tinystories": "'Why': the fixed-gain and z-loss arms",
     "mechanism-gains-tinystories": "'Why': the fixed-gain arm's useful edge on the finer grid",
-    "cpu-tinystories": "the tuned-LR bullet (300 steps, 4 layers)",
+    "cpu-tinystories": "the 'Tuned' bullet (300 steps, 4 layers)",
     "depth-confirm": "the depth bullet (280 runs, 2-16 layers)",
     "depth-s6100-tinystories": "the depth bullet at 6,100 steps (H3)",
 }
@@ -408,9 +411,11 @@ def scope():
     return out
 
 
-def tuned_cost(folder, n_layer):
-    """At the off arm's tuned LR (its best) in one depth of a study: LayerNorm's seed-mean capped loss minus the off
-    arm's there (> 0: QK-norm costs), and the depth's steps; Missing where the study or the depth has not run."""
+def optimum_gap(folder, n_layer, level):
+    """At each arm's own best LR in one depth of a study (the rule's gap at the optimum): LayerNorm's seed-mean capped
+    loss minus the off arm's (> 0: QK-norm costs) with its interval at `level` (rederive_cliff.mean_diff: paired t or
+    Welch, as the rule's `intervals` says), the depth's steps and each arm's seeds there; Missing where the study or
+    the depth has not run."""
     if not (folder / "study.json").exists():
         raise Missing(f"{rel(folder)} does not exist")
     cells = read_json(folder / "study.json")["cells"]
@@ -418,11 +423,10 @@ def tuned_cost(folder, n_layer):
     runs = [r for r in runs if cells[r.name].get("n_layer") == n_layer]
     if not select(runs, OFF) or not select(runs, ON):
         raise Missing(f"{rel(folder)} has no ended {n_layer}-layer runs of both arms")
-    tuned = arm_best_lr(runs, OFF)
-    if not select(runs, ON, tuned):
-        raise Missing(f"{rel(folder)}: LayerNorm did not run the off arm's best LR {g(tuned)} at {n_layer} layers")
+    off, on = ({r.seed: r.capped for r in select(runs, a, arm_best_lr(runs, a))} for a in (OFF, ON))
+    d, lo, hi, _ = C.mean_diff(on, off, level)
     steps = {int(cells[r.name]["max_iters"]) for r in runs}
-    return seed_mean(runs, ON, tuned) - seed_mean(runs, OFF, tuned), steps, tuned
+    return d, (lo, hi), steps, len(off), len(on)
 
 
 def depth_design(folder):
@@ -497,7 +501,7 @@ def depth_confirm(folder):
           f"effect {r['smallest_effect']}; bar {bar:.4f} nats)")
     print("  thresholds: " + ", ".join(f"{d} layers {g(t)}{' (censored ' + c + ')' if c else ''}" for d, (t, c) in zip(depths, point)))
     print(f"  slope {slope(point):+.4f} [{lo:+.4f}, {hi:+.4f}] decades per doubling: {verdict}")
-    return dict(slope=slope(point), lo=lo, hi=hi, verdict=verdict)
+    return dict(slope=slope(point), lo=lo, hi=hi, level=r["level"], verdict=verdict)
 
 
 # ------------------------------------------------------------------------------------ the README, table-driven
@@ -732,6 +736,16 @@ def quotes(F):
         lrs = [at_multiple(s, arm) for s in said]
         return sum(t[(arm, lr)][0] for lr in lrs), sum(t[(arm, lr)][1] for lr in lrs)
 
+    def none_at(arm, *said):  # 'none' when no run collapsed at the LRs the README names, and the seeds at each (one count)
+        ks = [kn(arm, s) for s in said]
+        if len({n for _, n in ks}) != 1:
+            raise Missing(f"the {arm} arm ran {sorted({n for _, n in ks})} seeds at the LRs {said}: not one count")
+        return ("none" if all(k == 0 for k, _ in ks) else "some"), ks[0][1]
+
+    def seeds_up_to(arm, lr):  # the fewest and most seeds the arm ran at an LR, over its LRs up to lr
+        ns = [F.cliff()["table"][(arm, x)][1] for x in lrs_of(F.cliff()["runs"], arm) if x <= lr]
+        return min(ns), max(ns)
+
     def every_from(arm):  # the smallest LR (at or above the arm's best) from which every run at every LR collapsed
         c = F.cliff()
         lrs = [lr for lr in lrs_of(c["runs"], arm) if lr >= c["fits"][arm]["best_lr"]]
@@ -770,8 +784,7 @@ def quotes(F):
         if t is None:
             raise Missing("the core shape's threshold is censored")
         m = t / check_tuned()
-        where = "at its best LR" if about(m) == "1" else "above its best LR" if m > 1 else "below its best LR"
-        return where + (f", the {check_end()} it ran" if check_end() else "")
+        return "from its best LR on" if about(m) == "1" else "above its best LR" if m > 1 else "below its best LR"
 
     def seeds_of_rungs(*steps):  # the seed count of the rungs the README names, as one word when they agree
         n = {s: len({r.seed for r in F.rung_at(s)["runs"]}) for s in steps}
@@ -779,9 +792,15 @@ def quotes(F):
             return NUMBER_WORDS.get(n[steps[0]], str(n[steps[0]]))
         return ", ".join(f"{NUMBER_WORDS.get(k, k)} at {s} steps" for s, k in n.items())
 
-    def cost(said_layers):  # LayerNorm's cost at the off arm's tuned LR in the 300-step study, at the depth named
-        c, steps, _ = tuned_cost(RUNS / "cpu-tinystories", int(said_layers))
-        return "as good or better" if c >= 0 else "worse", c, F.one(steps, "the study's max_iters"), said_layers
+    def cost(said_layers):  # the gap at the two arms' own best LRs in the 300-step study, at the depth named
+        d, (lo, hi), steps, n_off, n_on = optimum_gap(RUNS / "cpu-tinystories", int(said_layers), INTERVAL_LEVEL)
+        word = "better" if lo > 0 else "worse" if hi < 0 else "indistinguishable"
+        return word, d, (lo, hi), F.one(steps, "the study's max_iters"), said_layers, n_off, n_on
+
+    def h3_points():  # per depth of H3's slope, the off arm's lr50 and its interval (rederive_depth's fit), flat
+        h = F.h3()
+        arms = [h["depths"][str(d)]["arms"][OFF] for d in h["slope_depths"]]
+        return sum(((a["lr50"], (a["lo"], a["hi"])) for a in arms), ())
 
     def not_measured(tok, tps):  # what the scope says was not measured: a tokenizer and a tokens-a-step
         sc = F.scope()
@@ -801,8 +820,8 @@ def quotes(F):
           lambda s: (about(fit_lr(F.cliff()["off"], "safe") / tuned()),), W),
         Q("the rule's safe_p", "collapses there with probability below {n}", lambda s: (CLIFF["safe_p"],), N),
         Q("the rule's safe_level", "the upper end of the {n}% band of a logistic fit", lambda s: (CLIFF["safe_level"],), PCT),
-        Q("the off arm's collapses at two LRs, pooled", "{n} of {n} seeds collapsed at {n}× and {n}×",
-          lambda *s: (*kn(F.cliff()["off"], s[2], s[3]), s[2], s[3]), (N, N, W, W)),
+        Q("no off-arm run collapsed at two LRs, and the seeds at each", "{none|some} of {n} seeds collapsed at {n}× or at {n}×",
+          lambda *s: (*none_at(F.cliff()["off"], s[2], s[3]), s[2], s[3]), (W, N, W, W)),
         Q("'needed from' as a multiple of the tuned LR, rounded, and the rule's needed_p",
           "From about {n}× on, a run without it collapses with probability above {n}",
           lambda *s: (about(fit_lr(F.cliff()["off"], "needed") / tuned()), CLIFF["needed_p"]), (W, N)),
@@ -810,23 +829,28 @@ def quotes(F):
         Q("the off arm's collapses at an LR", "{n} of {n} at {n}×", lambda *s: (*kn(F.cliff()["off"], s[2]), s[2]), (N, N, W)),
         Q("the LR from which every off-arm run collapsed", "every seed from {n}×",
           lambda s: (multiple(every_from(F.cliff()["off"]) / tuned()),), W),
-        Q("the LR up to which no LayerNorm run collapsed", "With LayerNorm QK-norm no seed collapsed up to {n}×",
-          lambda s: (multiple(none_up_to(F.cliff()["on"]) / tuned()),), W),
+        Q("the LR up to which no LayerNorm run collapsed, and its seeds per LR up to there",
+          "With LayerNorm QK-norm no run ({n} or {n} seeds an LR) collapsed up to {n}×",
+          lambda *s: (*seeds_up_to(F.cliff()["on"], none_up_to(F.cliff()["on"])), multiple(none_up_to(F.cliff()["on"]) / tuned())),
+          (N, N, W)),
         Q("the core shape against the cliff's", "At a {deeper, wider|deeper|wider|shallower, narrower} shape ({n} layers, d={n}, "
                                                 "{n}M parameters) {trained as long|trained longer|trained shorter}",
           lambda *s: (shape_words(), F.check()["cfg"]["n_layer"], F.check()["cfg"]["n_embd"], size_m(F.check()["runs"], "the check"),
                       {0: "trained as long", 1: "trained longer", -1: "trained shorter"}[
                           (F.check()["cfg"]["max_iters"] > cliff_cfg()["max_iters"]) - (F.check()["cfg"]["max_iters"] < cliff_cfg()["max_iters"])]),
           (W, N, N, ASIS, W)),
-        Q("where the core shape's threshold lies against its best LR, and whether that is an end of its grid",
-          "the line sits {at its best LR, the lowest it ran|at its best LR, the highest it ran|at its best LR|above its best LR|below its best LR}",
+        Q("where the core shape's threshold lies against its best LR", "QK-norm is needed {from its best LR on|above its best LR|below its best LR}",
           lambda s: (sits(),), W),
-        Q("whether the core shape's tuned LR is censored (its best LR an end of its grid)", "its tuned LR {may lie lower|may lie higher|is known}",
-          lambda s: ({"lowest": "may lie lower", "highest": "may lie higher", "": "is known"}[check_end()],), W),
-        Q("the core shape's threshold, its best LR and its design", "QK-norm is needed from {n} {b}, and that shape's best LR is {n} ({w} seeds at {w} LRs",
-          lambda *s: (F.check()["group"]["value"], (F.check()["lo"], F.check()["hi"]), check_tuned(),
+        Q("the rule's primary margin, and the core shape's threshold", "a run ends *materially worse* (a seed-mean loss more than {n} "
+                                                                       "nats above LayerNorm QK-norm's) from {n} {b}",
+          lambda *s: (MARGIN, F.check()["group"]["value"], (F.check()["lo"], F.check()["hi"])), (N, S2, B2)),
+        Q("the core shape's best LR, whether it is an end of its grid (its tuned LR censored) and its design",
+          "Its best LR, {n}, is the {lowest|highest|neither end} it ran, so its tuned LR {may lie lower|may lie higher|is known} "
+          "({w} seeds at {w} LRs",
+          lambda *s: (check_tuned(), check_end() or "neither end",
+                      {"lowest": "may lie lower", "highest": "may lie higher", "": "is known"}[check_end()],
                       NUMBER_WORDS.get(len(F.check()["seeds"]), "many"), NUMBER_WORDS.get(len(check_design()[1]), "many")),
-          (S2, B2, N, W, W)),
+          (N, W, W, W, W)),
         Q("the README's scope (the studies its statements rest on: SCOPE)",
           "*Scope*: {byte|BPE} tokens, {n} tokens a step, {n}–{n}M parameters, {n} to {n} steps",
           lambda *s: ("byte" if F.scope()["tokenizers"] == {"bytes"} else "/".join(sorted(F.scope()["tokenizers"])),
@@ -839,9 +863,10 @@ def quotes(F):
         Q("the level of the figure's exact intervals", "with its exact {n}% interval", lambda s: (CLIFF["level"],), PCT),
         Q("the level of the figure's fit band", "the logistic fit with its {n}% band", lambda s: (CLIFF["level"],), PCT),
         # --- "What else was measured" (issue 43's README)
-        Q("LayerNorm QK-norm's cost at the off arm's tuned LR (runs/cpu-tinystories, one depth)",
-          "**At its tuned LR a model without QK-norm is {as good or better|worse}**: LayerNorm QK-norm costs about {n} nats there "
-          "({n} steps, {n} layers)", lambda *s: cost(s[3]), (W, D2, N, W)),
+        Q("the gap at the two arms' own best LRs (runs/cpu-tinystories, one depth), its interval, steps and seeds",
+          "**Tuned, a model without QK-norm is {better|indistinguishable|worse}** (*exploratory*): at each arm's own best LR, LayerNorm "
+          "QK-norm ends {n} {b} nats worse ({n} steps, {n} layers; {n} seeds without, {n} with)",
+          lambda *s: cost(s[4]), (W, D3, lambda v, s: f"[{v[0]:.3f}, {v[1]:.3f}]", N, W, N, N)),
         Q("the seeds of the two rungs whose thresholds the length bullet quotes",
           "with {w} seeds the {seed-mean threshold|threshold (materially worse)} is {n} {b} at {n} steps and {n} {b} at {n}",
           lambda *s: (seeds_of_rungs(s[4], s[7]), s[1], *F.threshold(F.rung_at(s[4])["name"]), s[4],
@@ -851,22 +876,22 @@ def quotes(F):
         Q("the cliff's off-arm seeds", "{The|the} {w}-seed cliff above",
           lambda *s: (s[0], NUMBER_WORDS.get(len({r.seed for r in select(F.cliff()["runs"], F.cliff()["off"])}), "many")), (W, W)),
         Q("the rung the cliff replaces: the cliff's length", "replaces the {n}-step number", lambda s: (cliff_cfg()["max_iters"],), N),
-        Q("the confirmatory depth study's steps", "**At {n} steps depth does not move the threshold**",
+        Q("the confirmatory depth study's steps", "**At {n} steps depth does not lower the threshold**",
           lambda s: (F.one(depth_design(RUNS / "depth-confirm")[2], "depth-confirm's max_iters"),), N),
         Q("the confirmatory depth study's runs and depths", "{n} runs, {n}–{n} layers)",
           lambda *s: (depth_design(RUNS / "depth-confirm")[0], depth_design(RUNS / "depth-confirm")[1][0],
                       depth_design(RUNS / "depth-confirm")[1][-1]), (N, N, N)),
         Q("the confirmatory depth study's slope, its interval and the verdict",
-          "a slope of {n} {b} decades per doubling of depth: a fall is {not supported|supported|inconclusive}",
-          lambda *s: (F.depth()["slope"], (F.depth()["lo"], F.depth()["hi"]), F.depth()["verdict"]),
-          (lambda v, s: f"{v:+.2f}", lambda v, s: f"[{v[0]:+.2f}, {v[1]:+.2f}]", W)),
+          "a slope of {n} {b} decades per doubling of depth ({n}%): a fall is {not supported|supported|inconclusive}",
+          lambda *s: (F.depth()["slope"], (F.depth()["lo"], F.depth()["hi"]), F.depth()["level"], F.depth()["verdict"]),
+          (lambda v, s: f"{v:+.2f}", lambda v, s: f"[{v[0]:+.2f}, {v[1]:+.2f}]", PCT, W)),
         # --- H3 at 6,100 steps: analysis.yaml `h3`, through scripts/rederive_depth.py
-        Q("H3's verdict in words, and its steps", "**{Nor does it move|It moves|It may move} the cliff at {n} steps**",
-          lambda *s: ({"not supported": "Nor does it move", "supported": "It moves", "inconclusive": "It may move"}[F.h3()["verdict"]],
+        Q("H3's verdict in words, and its steps", "**{Nor does it lower|It lowers|It may lower} the cliff at {n} steps**",
+          lambda *s: ({"not supported": "Nor does it lower", "supported": "It lowers", "inconclusive": "It may lower"}[F.h3()["verdict"]],
                       F.one(study_scope(ROOT / F.h3()["study"])[2], "H3's max_iters")), (W, N)),
         Q("H3: the off arm's P = 0.5 LR at each depth, and the runs",
-          "the fitted LR at which half the runs without QK-norm collapse is {l} at {l} layers ({n} runs)",
-          lambda *s: ([F.h3()["lr50"][str(d)] for d in F.h3()["slope_depths"]], F.h3()["slope_depths"], F.h3()["ended"]), (L, L, N)),
+          "the fitted LR at which half the runs without QK-norm collapse is, at {l} layers, {n} {b}, {n} {b} and {n} {b} ({n} runs)",
+          lambda *s: (F.h3()["slope_depths"], *h3_points(), F.h3()["ended"]), (L,) + (N, B2) * 3 + (N,)),
         Q("H3's slope, its interval and level, and the verdict",
           "per doubling of depth it moves {n} {b} decades ({n}% seed bootstrap): a fall is {not supported|supported|inconclusive}",
           lambda *s: (F.h3()["slope"], (F.h3()["lo"], F.h3()["hi"]), F.h3()["rule"]["level"], F.h3()["verdict"]),
@@ -901,9 +926,11 @@ def quotes(F):
         Q("whether the two shapes' intervals meet", "the two shapes' intervals {do not overlap|overlap}",
           lambda s: ("overlap" if overlap(F.threshold()[1], (F.check()["lo"], F.check()["hi"])) else "do not overlap",), W),
         Q("the off arm's largest logit (seed medians), at its best LR and where it stops being useful",
-          "grows from {n} at the best LR ({n}) to {n} at {n}, {where that arm stops being useful|where that arm's runs collapse}",
+          "grows from {n} at the best LR ({n}) to {n} at {n}, {where that arm stops being useful|where that arm's runs collapse|where runs without it collapse}",
           lambda *s: (med(r61()["runs"], OFF, arm_best_lr(r61()["runs"], OFF), "max_logit"), arm_best_lr(r61()["runs"], OFF),
                       med(r61()["runs"], OFF, useless_hi(OFF), "max_logit"), useless_hi(OFF), s[4]), (S2, N, SCI, N, W)),
+        Q("the steps of the rung the logits are read at", "largest attention logit (seed median, {n} steps)",
+          lambda s: (r61()["steps"],), N),
         Q("LayerNorm's largest gain at the last probe (seed medians), at three LRs",
           "gains grow with the LR ({n} at {n}, {n} at {n}, {n} at {n}, at the last probe)",
           lambda *s: sum(((med(r61()["runs"], ON, lr_key(x, lrs_of(r61()["runs"], ON)), "last_gain"), x) for x in s[1::2]), ()),
@@ -918,11 +945,16 @@ def quotes(F):
           still_useful, (W, D2, D2)),
         # (a collapse is a run that is not useful: the not-useful edge is "the LR from which it collapses")
         Q("the gains answer (the finer grid when it exists)",
-          "{its useful edge|the LR from which it collapses} moves {up|down} by {b} decades ({not supported|supported|inconclusive})",
-          lambda *s: (s[0], gains_move()[4], gains_move()[2], gains_move()[3]), (W, W, PM, W)),
+          "{its useful edge|the LR from which it collapses} moves {up|down} by {b} decades ({not supported|supported|inconclusive}, {w} seeds)",
+          lambda *s: (s[0], gains_move()[4], gains_move()[2], gains_move()[3],
+                      NUMBER_WORDS.get(len({r.seed for r in F.gains()["runs"]}), "many")), (W, W, PM, W, W)),
         Q("the z-loss answer in words",
           "z-loss {does not move|moves|may move} {LayerNorm's failure edge|its failure edge|the LR from which it diverges}",
           lambda *s: ({"not supported": "does not move", "supported": "moves", "inconclusive": "may move"}[zloss()[3]], s[1]), (W, W)),
+        Q("the z-loss answer's bound (not supported: the move lies inside the rule's smallest edge move) and seeds",
+          "z-loss does not move the LR from which it diverges by {n} decades or more ({w} seeds)",
+          lambda *s: (SMALLEST_MOVE if zloss()[3] == "not supported" else f"(verdict {zloss()[3]})",
+                      NUMBER_WORDS.get(len({r.seed for r in F.mech()["runs"]}), "many")), (N, W)),
         S("trained for {n} steps ({n}–{n}M parameters), that LR is about {n}, at every depth from {n} to {n} layers",
           "the 300-step depth study (runs/cpu-tinystories), which this script does not read"),
         Q("how many times longer the last rung trains", "Trained {n} times longer",
@@ -1070,11 +1102,11 @@ def main(argv=None):
 # A number of the README changed in a copy (each applied where the README holds it): the check must then report a
 # DIFFERS or NOT RE-DERIVED line that it does not report on the README itself.
 MUTANTS = [("about 4×", "about 6×"), ("From about 7×", "From about 8×"), ("9 of 10", "8 of 10"), ("3 of 10 seeds", "4 of 10 seeds"),
-           ("0 of 20 seeds", "1 of 20 seeds"), ("every seed from 17×", "every seed from 13×"), ("up to 30×", "up to 55×"),
+           ("none of 10 seeds", "none of 9 seeds"), ("every seed from 17×", "every seed from 13×"), ("up to 30×", "up to 55×"),
            ("whose tuned LR is 0.01", "whose tuned LR is 0.0173"), ("0.2M parameters", "0.3M parameters"),
-           ("best LR is 0.01", "best LR is 0.0316"), ("0.056 [0.043, 0.10]", "0.056 [0.043, 0.11]"),
+           ("Its best LR, 0.01,", "Its best LR, 0.0316,"), ("0.039 [0.016, 0.063]", "0.039 [0.010, 0.063]"), ("0.056 [0.043, 0.10]", "0.056 [0.043, 0.11]"),
            ("2,048 tokens a step", "4,096 tokens a step"), ("probability below 0.1", "probability below 0.05"),
-           ("its tuned LR may lie lower", "its tuned LR is known"), ("the\n   lowest it ran", "the\n   highest it ran")]
+           ("its tuned LR may lie lower", "its tuned LR is known"), ("is the lowest it ran", "is the highest it ran"), ("0.0774\n  [0.060, 0.095]", "0.0774\n  [0.060, 0.11]"), ("(seed median, 6,100 steps)", "(seed median, 2,000 steps)")]
 
 
 def self_test(facts, bad):
