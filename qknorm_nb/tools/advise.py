@@ -334,21 +334,16 @@ def _threshold_sentence(d: dict) -> str:
 # %% ../../nbs/09b_advise.ipynb #88c2ce84
 def _verdict_sentence(d: dict) -> str:
     "Why the verdict is what it is: the LR against the threshold's interval, and P(collapse) against the rule's needed_p and safe_p."
-    (lo, _, hi), p, r, lr = d['threshold_lr'], d['p_needed'], d['rule'], d['question']['lr']
-    hi = math.inf if hi is None else hi
-    at = (f"above the threshold's interval (to {fmt_num(hi)})" if lr > hi else f"below the threshold's interval (from {fmt_num(lo)})"
-          if lr < lo else f"inside the threshold's interval [{fmt_num(lo)}, {fmt_num(hi)}]")
-    if d['verdict'] == 'needed' and p is not None and p[0] > r['needed_p']:
-        why = f"P(collapse) is above {r['needed_p']:g} with {r['p_level']:.0%} confidence, and the LR is {at}"
-    elif d['verdict'] != 'uncertain':
-        why = f"the LR is {at}" + (f", and P(collapse) is under {r['safe_p']:g} with {r['p_level']:.0%} confidence" if p else "")
-    elif lr < lo and p is not None and p[1] >= r['safe_p']:
-        why = f"the LR is {at}, but P(collapse) is not shown under {r['safe_p']:g} (up to {_p(p[1])}: more seeds would tell)"
-    elif lo <= lr <= hi:
-        why = f"the LR is {at}"
-    else:
-        why = f"the LR is {at}, but another group at these axes reads it otherwise (below)"
-    return f"The verdict is '{d['verdict']}': {why}."
+    (lo, _, hi), p, r, lr, v = d['threshold_lr'], d['p_needed'], d['rule'], d['question']['lr'], d['verdict']
+    hi, conf = math.inf if hi is None else hi, f"with {r['p_level']:.0%} confidence"
+    at = "the LR is " + (f"above the threshold's interval (to {fmt_num(hi)})" if lr > hi else f"below the threshold's interval (from "
+                         f"{fmt_num(lo)})" if lr < lo else f"inside the threshold's interval [{fmt_num(lo)}, {fmt_num(hi)}]")
+    why = [(v == 'needed' and p is not None and p[0] > r['needed_p'], f"P(collapse) is above {r['needed_p']:g} {conf}, and {at}"),
+           (v != 'uncertain', at + (f", and P(collapse) is under {r['safe_p']:g} {conf}" if p else '')),
+           (lr < lo and p is not None and p[1] >= r['safe_p'], f"{at}, but P(collapse) is not shown under {r['safe_p']:g} "
+                                                              f"(up to {_p(p[1]) if p else ''}: more seeds would tell)"),
+           (lo <= lr <= hi, at), (True, f"{at}, but another group at these axes reads it otherwise (below)")]  # the first that holds
+    return f"The verdict is '{v}': {next(w for holds, w in why if holds)}."
 
 # %% ../../nbs/09b_advise.ipynb #a23a3d1f
 def _where_sentence(d: dict) -> str:
