@@ -195,21 +195,33 @@ def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm', rule=RULE) -> st
     return f"{arm_label}: {n}; P(collapse) = 0.5 at {_lr(r['lr50'])} [{lo}, {hi}]; {safe}; {need}."
 
 # %% ../../nbs/05e_cliff.ipynb #81e38f45
+def _marks(ax, fit: dict, c: str, rule) -> None:
+    "Where the answer lines are read off a fit's band: 'safe below' (dashed, under P = safe_p) and 'needed from' (dash-dot, above needed_p)."
+    sn = _safe_needed(fit, rule)
+    once = lambda g: None if any(a.get_gid() == g for a in ax.collections) else g  # one legend entry each, however many arms
+    if sn['safe_below']: ax.vlines(sn['safe_below'], -0.03, rule.cliff['safe_p'], color=c, ls='--', lw=1, gid='safe below', label=once('safe below'))
+    if sn['needed_from']: ax.vlines(sn['needed_from'], rule.cliff['needed_p'], 1.03, color=c, ls='-.', lw=1, gid='needed from', label=once('needed from'))
+
 def plot_cliff(ct: pd.DataFrame,      # `collapse_table` rows of one configuration (every arm)
                fits: dict,            # curve key -> fit (`cliff_summary(...).attrs['fits']`)
-               ax=None, level: float = RULE.cliff['level'], colors=None):
+               ax=None,
+               level: float|None = None,  # None: the band the answer is read from (the rule's safe_level), marked; else that band alone
+               rule=RULE):
     "P(collapse) against LR per arm: the fraction with its exact interval, and the fit with its band, inside the fitted LRs."
     import matplotlib.pyplot as plt
     from qknorm_nb.analysis.plots import arm_color, arm_label
     ax = ax or plt.subplots(figsize=(5, 3.4))[1]
+    marks = level is None
     for i, (arm, g) in enumerate(ct.groupby(ARM, sort=False)):
         c, dodge = arm_color(arm), 10 ** (0.012 * (2 * i - 1))  # arms side by side at a shared LR
         ax.errorbar(g['lr'] * dodge, g['p'], yerr=[g['p'] - g['lo'], g['hi'] - g['p']], fmt='o', color=c, capsize=2, label=f"{arm_label(arm)} (k of n)")
         fit = next((f for k, f in fits.items() if (k[0] if isinstance(k, tuple) else k) == arm), None)
         if fit and fit.get('kind') == 'logistic':
             xg = np.linspace(fit['xs'].min(), fit['xs'].max(), 100)
-            p, lo, hi = fit_band(fit, xg, level)
+            p, lo, hi = fit_band(fit, xg, rule.cliff['safe_level'] if marks else level)
             ax.plot(10 ** xg, p, color=c); ax.fill_between(10 ** xg, lo, hi, color=c, alpha=0.15, lw=0)
+            if marks: _marks(ax, fit, c, rule)
+    if marks: ax.axhline(rule.cliff['safe_p'], color='0.5', ls=':', lw=0.8)
     ax.set(xscale='log', xlabel='peak LR', ylabel='P(collapse)', ylim=(-0.03, 1.03))
     ax.legend(fontsize=7, loc='upper left')
     return ax
@@ -234,12 +246,11 @@ def plot_losses(runs: pd.DataFrame,  # `collapse_runs` rows of one configuration
     return ax
 
 # %% ../../nbs/05e_cliff.ipynb #4fad9b27
-def plot_answer(runs: pd.DataFrame, ct: pd.DataFrame, fits: dict, bar: float, h2: float|None = None,
-                level: float = RULE.cliff['level']):
-    "The answer in one figure: P(collapse) against LR per arm (left), every run's final loss (right)."
+def plot_answer(runs: pd.DataFrame, ct: pd.DataFrame, fits: dict, bar: float, h2: float|None = None, rule=RULE):
+    "The answer in one figure: P(collapse) against LR per arm with the answer's band and marks (left), every run's final loss (right)."
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.8))
-    plot_cliff(ct, fits, ax[0], level); plot_losses(runs, bar, h2, ax[1])
+    plot_cliff(ct, fits, ax[0], rule=rule); plot_losses(runs, bar, h2, ax[1])
     fig.tight_layout()
     return fig
 
