@@ -8,7 +8,7 @@ Why a sibling module and not more of rederive_natural.py: these are pure functio
 nothing here knows a run folder), so they can be checked on their own against known values (`self_test`, run by
 `python scripts/rederive_natural.py --self-test`), and the long script keeps to reading runs and checking the README.
 Like that script it imports only the standard library and numpy, never `qknorm_nb`: it is written from the rule's
-words, with the package's grid conventions (nbs/05e_cliff.ipynb) restated below where the rule leaves a choice open.
+words, with the package's grid conventions (nbs/05e_questions_cliff.ipynb) restated below where the rule leaves a choice open.
 """
 import math
 from statistics import NormalDist

@@ -113,7 +113,7 @@ def entropies(folder, notes):
 # ------------------------------------------------------------------------------------------------ one cliff
 def fit_runs(rs, collapsed):
     """The runs a cliff is fitted on and the arm's best LR: `cliff.fit_from: best`, the runs at or above the LR of the
-    lowest seed-mean capped loss. Convention (the package's, 05e_cliff): ties go to the smaller LR."""
+    lowest seed-mean capped loss. Convention (the package's, 05e_questions_cliff): ties go to the smaller LR."""
     arm = rs[0].arm
     best = R.arm_best_lr(rs, arm)
     at = [r for r in rs if r.lr >= best]
@@ -123,7 +123,7 @@ def fit_runs(rs, collapsed):
 def point(rs, collapsed):
     """(log10 lr50, censored) of one arm at one depth: the point the slope is fitted to.
 
-    Conventions where the rule leaves a choice open (the package's `lr50_point`, 05e_cliff):
+    Conventions where the rule leaves a choice open (the package's `lr50_point`, 05e_questions_cliff):
       - a fit: lr50 = 10^(xc - a/b), also when it lies outside the LRs run (an extrapolation is still the fit's);
       - separated (one LR separates the outcomes): the bracket's geometric midpoint, not censored (the rule says so
         of a bootstrap replicate; the point itself is read the same way, so the slope and its replicates agree);
@@ -173,7 +173,7 @@ def slope(x, y):
 def bootstrap(groups, collapsed, x, reps):
     """The slope on `reps` seed bootstraps (`h3.interval`), and how many depth points of them were censored.
 
-    Conventions where the rule leaves a choice open (the package's `_boot_slopes`, 05e_cliff), needed to draw the
+    Conventions where the rule leaves a choice open (the package's `_boot_slopes`, 05e_questions_cliff), needed to draw the
     same replicates from numpy default_rng(0):
       - the resampling unit is a run: per depth (ascending) and LR (ascending, every LR of the arm, also those below
         its best LR) the n ended runs, ordered by seed, are drawn n times with replacement (rng.integers(0, n, n));

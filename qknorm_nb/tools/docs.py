@@ -13,7 +13,7 @@ from nbdev.process import Processor
 import nbdev.processors
 
 # %% auto #0
-__all__ = ['test_flags', 'doc_eval', 'exec_like_tests']
+__all__ = ['test_flags', 'doc_eval', 'exec_like_tests', 'page_collisions']
 
 # %% ../../nbs/09e_docs.ipynb #64fb9bda
 def test_flags() -> set:
@@ -50,3 +50,11 @@ class exec_like_tests(Processor):
             os.chdir(here)
             if str(here) not in sys.path: sys.path.insert(0, str(here))
     def __call__(self, cell): pass
+
+# %% ../../nbs/09e_docs.ipynb #777bbeb5
+def page_collisions(nbs='.') -> dict:
+    "Page name -> the notebooks in folder `nbs` that nbdev would render to it, for each page more than one would."
+    from nbdev.config import nbpath2html
+    pages = {}
+    for p in sorted(Path(nbs).glob('*.ipynb')): pages.setdefault(nbpath2html(p).name, []).append(p.name)
+    return {k: v for k, v in pages.items() if len(v) > 1}
