@@ -13,7 +13,7 @@ from nbdev.process import Processor
 import nbdev.processors
 
 # %% auto #0
-__all__ = ['test_flags', 'doc_eval', 'exec_like_tests', 'page_collisions']
+__all__ = ['test_flags', 'doc_eval', 'exec_like_tests', 'page_collisions', 'dead_links']
 
 # %% ../../nbs/09e_docs.ipynb #64fb9bda
 def test_flags() -> set:
@@ -58,3 +58,15 @@ def page_collisions(nbs='.') -> dict:
     pages = {}
     for p in sorted(Path(nbs).glob('*.ipynb')): pages.setdefault(nbpath2html(p).name, []).append(p.name)
     return {k: v for k, v in pages.items() if len(v) > 1}
+
+# %% ../../nbs/09e_docs.ipynb #f1c0d08d
+def dead_links(nbs='.') -> list:
+    "(notebook, page) for each link in a notebook of `nbs` to a page of the site, relative or under its `doc_host`, that no notebook renders."
+    import re
+    from nbdev.config import nbpath2html
+    cfg = get_config()
+    site = re.escape(f"{cfg.doc_host.rstrip('/')}{cfg.doc_baseurl.rstrip('/')}/") if cfg.doc_host else ''
+    nbs = sorted(Path(nbs).glob('*.ipynb'))
+    pages = {nbpath2html(p).name for p in nbs}
+    link = re.compile(rf"\]\((?:{site})?([\w-]+\.html)(?:#[\w-]*)?\)")
+    return [(p.name, page) for p in nbs for page in link.findall(p.read_text()) if page not in pages]
