@@ -17,7 +17,7 @@ from .study.folder import read_summary, summary_problem
 from .study.sweep import SweepResult, run_study
 from .study.progress import study_progress, progress_lines
 from .pages.report import ReportError, ReportWarning, report
-from .tools.advise import add_advise_args, advise_main
+from .tools.advice import add_advise_args, advise_main
 from .data.corpora import DataError, check_sources
 from .data.samples import DEFAULT_DIR, check_samples, make_samples
 
@@ -141,7 +141,7 @@ def parser() -> argparse.ArgumentParser:
     for add in (_report_args, _study_args, _cells_args, _ladder_args): add(sub)
     _check_args(sub.add_parser('check-prediction', help="run the full-scale cells that test a committed prediction, and score it (07e_check)"))
     for add in (_tensorboard_args, _samples_args, _bench_args): add(sub)
-    add_advise_args(sub.add_parser('advise', help="do I need QK-norm at my configuration and LR? answered from every published group (09b_advise)"))
+    add_advise_args(sub.add_parser('advise', help="do I need QK-norm at my configuration and LR? answered from every published group (09b_advise, 09g_advice)"))
     return p
 
 

@@ -1,4 +1,4 @@
-"""A builder's configuration and peak LR in; the verdict (not needed, needed, uncertain), the probability that a run without QK-norm collapses there, the necessity threshold as an LR and as a multiple of the tuned LR, the nearest published groups and how far outside them the question lies. Answered from every published group, each run once.
+"""A builder's configuration and peak LR in (`09g_advice` writes the answer out and is the command); the verdict (not needed, needed, uncertain), the probability that a run without QK-norm collapses there, the necessity threshold as an LR and as a multiple of the tuned LR, the nearest published groups and how far outside them the question lies. Answered from every published group, each run once.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/advise.html.md"""
 
@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/advise.html.md"""
 
 # %% ../../nbs/09b_advise.ipynb #3d63e33f
 from __future__ import annotations
-import argparse, json, math
+import math
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ from .groups import (GROUP, NUMERIC, CATEGORIES, QUANTITY_COLS, N_REPLICATES, UN
 
 # %% auto #0
 __all__ = ['FLAGS', 'KEYS', 'check_question', 'p_needed', 'verdict', 'group_label', 'group_entry', 'answer_measured', 'move',
-           'answer_moved', 'advise', 'format_advice', 'add_advise_args', 'advise_main']
+           'answer_moved', 'advise']
 
 # %% ../../nbs/09b_advise.ipynb #c84e9383
 FLAGS = dict(n_layer='--n-layer', n_embd='--n-embd', steps='--steps', batch_tokens='--batch-tokens', tokenizer='--tokenizer',
@@ -306,94 +306,3 @@ def advise(n_layer: int, n_embd: int, steps: int, batch_tokens: int, # the build
     base = a.pop('base')  # the group the answer is from
     a['notes'] += _corpus_note(cfg, near, base, gs) + _tuned_note(base)
     return json_safe(_answer(cfg, a, base, near, gs, runs_dir, rule))
-
-# %% ../../nbs/09b_advise.ipynb #741b9b98
-def _lr3(t) -> str: return f"{fmt_num(t[1])} [{fmt_num(t[0])}, {fmt_num(math.inf if t[2] is None else t[2])}]"  # [lo, point, hi] as 'point [lo, hi]'; JSON's null end: ∞
-
-# %% ../../nbs/09b_advise.ipynb #1f31dc09
-def _p(x: float) -> str:
-    "A probability as the terminal writes it: 3 decimals at most, and never a rounded 0 or 1 that the interval does not reach."
-    if x in (0, 1): return f"{x:g}"
-    return '< 0.001' if x < 0.001 else '> 0.999' if x > 0.999 else f"{x:.3f}".rstrip('0')
-
-# %% ../../nbs/09b_advise.ipynb #2fb12613
-def _p_sentence(d: dict) -> str:
-    "The answer's P(collapse) with the rule's reading of it, or why there is none."
-    if d['p_needed'] is None: return "No probability is given: no published group ran this configuration at this LR."
-    lo, hi = map(_p, d['p_needed'])
-    return f"A run without it collapses at this LR with probability {lo if lo == hi else f'between {lo} and {hi}'} ({d['rule']['p_level']:.0%} interval)."
-
-# %% ../../nbs/09b_advise.ipynb #31d1a968
-def _threshold_sentence(d: dict) -> str:
-    "The threshold as an LR and as a multiple of the tuned LR, or that it is censored."
-    t, m, u = d['threshold_lr'], d['tuned_lr_multiple'], d['tuned_lr']
-    if t[1] is None: return f"The threshold is censored: above {fmt_num(t[0])} (the off arm never stayed materially worse on the LRs run)."
-    return (f"Without it a run ends materially worse from about LR {_lr3(t)}, which is {_lr3(m)} times the tuned LR "
-            f"of this configuration ({_lr3(u)}).")
-
-# %% ../../nbs/09b_advise.ipynb #88c2ce84
-def _verdict_sentence(d: dict) -> str:
-    "Why the verdict is what it is: the LR against the threshold's interval, and P(collapse) against the rule's needed_p and safe_p."
-    (lo, _, hi), p, r, lr, v = d['threshold_lr'], d['p_needed'], d['rule'], d['question']['lr'], d['verdict']
-    hi, conf = math.inf if hi is None else hi, f"with {r['p_level']:.0%} confidence"
-    at = "the LR is " + (f"above the threshold's interval (to {fmt_num(hi)})" if lr > hi else f"below the threshold's interval (from "
-                         f"{fmt_num(lo)})" if lr < lo else f"inside the threshold's interval [{fmt_num(lo)}, {fmt_num(hi)}]")
-    why = [(v == 'needed' and p is not None and p[0] > r['needed_p'], f"P(collapse) is above {r['needed_p']:g} {conf}, and {at}"),
-           (v != 'uncertain', at + (f", and P(collapse) is under {r['safe_p']:g} {conf}" if p else '')),
-           (lr < lo and p is not None and p[1] >= r['safe_p'], f"{at}, but P(collapse) is not shown under {r['safe_p']:g} "
-                                                              f"(up to {_p(p[1]) if p else ''}: more seeds would tell)"),
-           (lo <= lr <= hi, at), (True, f"{at}, but another group at these axes reads it otherwise (below)")]  # the first that holds
-    return f"The verdict is '{v}': {next(w for holds, w in why if holds)}."
-
-# %% ../../nbs/09b_advise.ipynb #a23a3d1f
-def _where_sentence(d: dict) -> str:
-    "How far outside what was measured the answer lies, or that it is a measured group's own."
-    far = [f"{v:.2f} decades in {a}" for a, v in d['extrapolation_decades'].items() if v] + [f"another {c}" for c in d['categorical_mismatch']]
-    out = [f"{v:.2f} decades in {a}" for a, v in d['outside_range_decades'].items() if v]
-    span = (f"beyond the span of every published group by {', '.join(out)}" if out else
-            "every axis inside the span of the published groups, not in this combination")
-    if far: return f"Not measured: {', '.join(far)} from the group the answer starts at ({d['base']}); {span}."
-    if not d['measured']: return f"A measured configuration ({d['base']}), but not at an LR it ran."
-    return f"Measured: the answer is the published group's own ({d['base']})."
-
-# %% ../../nbs/09b_advise.ipynb #0c592744
-def _nearest_sentence(d: dict) -> str:
-    "The nearest published groups, each with its threshold (or that it is censored)."
-    return "Nearest published groups: " + '; '.join(f"{g['group']}: threshold {_lr3(g['threshold_lr'])}" if g['threshold_lr'][1] is not None
-                                                    else f"{g['group']}: threshold censored above {fmt_num(g['threshold_lr'][0])}"
-                                                    for g in d['nearest_groups']) + '.'
-
-# %% ../../nbs/09b_advise.ipynb #fc9aafea
-def format_advice(d: dict) -> str:
-    "An `advise` answer as a builder reads it in a terminal: plain sentences, the numbers with their intervals."
-    q = d['question']
-    out = [f"QK-norm at peak LR {fmt_num(q['lr'])} for {q['n_layer']} layers, d={q['n_embd']}, {q['steps']:,} steps, "
-           f"{q['batch_tokens']:,} tokens a step, {q['tokenizer']}{', ' + q['corpus'] if q['corpus'] else ''}: {d['verdict']}.",
-           _p_sentence(d), _threshold_sentence(d), _verdict_sentence(d), _where_sentence(d), _nearest_sentence(d)]
-    out += [f"Note: {n}." for n in d['notes']]
-    return '\n'.join(out)
-
-# %% ../../nbs/09b_advise.ipynb #d88e0183
-def add_advise_args(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    "The `qknorm advise` flags on `p` (the CLI's subparser)."
-    p.add_argument('--n-layer', type=int, required=True, help="transformer blocks, e.g. 8")
-    p.add_argument('--n-embd', type=int, required=True, help="model width, e.g. 512")
-    p.add_argument('--steps', type=int, required=True, help="optimizer steps of the run, e.g. 20000")
-    p.add_argument('--batch-tokens', type=int, required=True, help="tokens a step (batch size x block size), e.g. 16384")
-    p.add_argument('--tokenizer', required=True, help=f"one of {', '.join(TOKENIZERS)}")
-    p.add_argument('--lr', type=float, required=True, help="the peak learning rate asked about, e.g. 3e-3")
-    p.add_argument('--corpus', help="the text, e.g. tinystories, in any case (default: any published text answers; one no group read widens the answer)")
-    p.add_argument('--n-head', type=int, help="heads: only the published groups with this many answer (no trend runs along heads)")
-    p.add_argument('--warmup-iters', type=int, help="warmup steps: only the published groups with this warmup answer (no trend runs along it)")
-    p.add_argument('--dataset', help="the text file, e.g. tinystories_train_6mb.txt: chooses among published groups at the same axes")
-    p.add_argument('--runs-dir', default='runs', help="folder holding the published studies (default: runs)")
-    p.add_argument('--json', action='store_true', help="print the answer as JSON")
-    return p
-
-# %% ../../nbs/09b_advise.ipynb #15fa7910
-def advise_main(a: argparse.Namespace) -> int:
-    "Run `qknorm advise` from parsed flags: print the answer (sentences, or JSON with --json); bad input raises `ConfigError` (exit 2 in the CLI)."
-    d = advise(a.n_layer, a.n_embd, a.steps, a.batch_tokens, a.tokenizer, a.lr, a.runs_dir, corpus=a.corpus,
-               n_head=a.n_head, warmup_iters=a.warmup_iters, dataset=a.dataset)
-    print(json.dumps(d, indent=1) if a.json else format_advice(d))
-    return 0
