@@ -6,14 +6,14 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/docs.html.md"""
 
 # %% ../../nbs/09e_docs.ipynb #e20be9b3
 from __future__ import annotations
-import os, sys
+import os, re, sys
 from pathlib import Path
-from nbdev.config import get_config
+from nbdev.config import get_config, nbpath2html
 from nbdev.process import Processor
 import nbdev.processors
 
 # %% auto #0
-__all__ = ['test_flags', 'doc_eval', 'exec_like_tests', 'page_collisions', 'dead_links']
+__all__ = ['test_flags', 'doc_eval', 'exec_like_tests', 'site_pages', 'page_collisions', 'dead_links']
 
 # %% ../../nbs/09e_docs.ipynb #64fb9bda
 def test_flags() -> set:
@@ -52,21 +52,22 @@ class exec_like_tests(Processor):
     def __call__(self, cell): pass
 
 # %% ../../nbs/09e_docs.ipynb #777bbeb5
-def page_collisions(nbs='.') -> dict:
-    "Page name -> the notebooks in folder `nbs` that nbdev would render to it, for each page more than one would."
-    from nbdev.config import nbpath2html
+def site_pages(nbs='.') -> dict:
+    "Page name -> the notebooks in folder `nbs` that nbdev renders to it (by name, less the leading number)."
     pages = {}
     for p in sorted(Path(nbs).glob('*.ipynb')): pages.setdefault(nbpath2html(p).name, []).append(p.name)
-    return {k: v for k, v in pages.items() if len(v) > 1}
+    return pages
+
+def page_collisions(nbs='.') -> dict:
+    "`site_pages` for each page more than one notebook would render to."
+    return {k: v for k, v in site_pages(nbs).items() if len(v) > 1}
 
 # %% ../../nbs/09e_docs.ipynb #f1c0d08d
 def dead_links(nbs='.') -> list:
     "(notebook, page) for each link in a notebook of `nbs` to a page of the site, relative or under its `doc_host`, that no notebook renders."
-    import re
-    from nbdev.config import nbpath2html
     cfg = get_config()
     site = re.escape(f"{cfg.doc_host.rstrip('/')}{cfg.doc_baseurl.rstrip('/')}/") if cfg.doc_host else ''
-    nbs = sorted(Path(nbs).glob('*.ipynb'))
-    pages = {nbpath2html(p).name for p in nbs}
+    pages = site_pages(nbs)
     link = re.compile(rf"\]\((?:{site})?([\w-]+\.html)(?:#[\w-]*)?\)")
-    return [(p.name, page) for p in nbs for page in link.findall(p.read_text()) if page not in pages]
+    return [(n, page) for n in sorted(n for ns in pages.values() for n in ns)
+            for page in link.findall((Path(nbs)/n).read_text()) if page not in pages]
