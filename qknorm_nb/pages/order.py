@@ -21,22 +21,29 @@ from ..analysis.forecast import point_inside  # the methods page's rule (06f)
 from .plumbing import iv
 
 # %% auto #0
-__all__ = ['RULE_ORDER', 'first_commit', 'first_file', 'made_before', 'rule_leaves', 'judged_changes', 'rule_order',
+__all__ = ['RULE_ORDER', 'added_at', 'first_commit', 'first_file', 'made_before', 'rule_leaves', 'judged_changes', 'rule_order',
            'check_state', 'check_order_words', 'check_scores']
 
 # %% ../../nbs/08c_order.ipynb #4a340886
-def first_commit(path, glob: str = '') -> datetime.datetime|None:
-    "When the earliest commit that added `path` (or a file under it matching `glob`; `path` may be a list of paths in one checkout) was made; None outside git or if never committed."
+def added_at(path, glob: str = '') -> dict:
+    "When each file at `path` (or under it matching `glob`; `path` may be a list of paths in one checkout) was first added: {file: that commit's time}; {} outside git or if none was committed."
     paths = [Path(p).resolve() for p in (path if isinstance(path, (list, tuple)) else [path])]
-    if not paths: return None
-    top = git_top(paths[0] if paths[0].is_dir() else paths[0].parent)
-    if top is None: return None
+    top = git_top(paths[0] if paths[0].is_dir() else paths[0].parent) if paths else None
+    if top is None: return {}
     try:
         specs = [f":(glob){p.relative_to(top)}{'/' + glob if glob else ''}" for p in paths]
-        out = subprocess.run(['git', '-C', str(top), 'log', '--diff-filter=A', '--format=%cI', '--', *specs],
-                             capture_output=True, text=True, check=True).stdout.split()
-    except (subprocess.CalledProcessError, FileNotFoundError, ValueError): return None
-    return min(map(when, out)) if out else None
+        out = subprocess.run(['git', '-C', str(top), '-c', 'core.quotePath=false', 'log', '--diff-filter=A', '--format=%x00%cI',
+                              '--name-only', '--', *specs], capture_output=True, text=True, check=True).stdout
+    except (subprocess.CalledProcessError, FileNotFoundError, ValueError): return {}
+    got, t = {}, None
+    for line in out.splitlines():  # newest commit first, so a file added twice (deleted between) keeps its earliest time
+        if line.startswith('\x00'): t = when(line[1:])
+        elif line.strip(): got[top/line] = t
+    return got
+
+def first_commit(path, glob: str = '') -> datetime.datetime|None:
+    "When the earliest commit that added `path` (or a file under it matching `glob`; `path` may be a list of paths in one checkout) was made; None outside git or if never committed."
+    return min(added_at(path, glob).values(), default=None)
 
 # %% ../../nbs/08c_order.ipynb #b0982fbc
 def first_file(d, name: str) -> datetime.datetime|None:

@@ -6,7 +6,7 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/pages_shift.html.md"""
 
 # %% ../../nbs/08h_pages_shift.ipynb #25b05425
 from __future__ import annotations
-import math
+import math, yaml
 from pathlib import Path
 import pandas as pd
 from ..files import ARM, COMPLETE, read_json
@@ -14,13 +14,16 @@ from ..analysis.metrics import OFF, optimal_lr
 from ..questions.cliff import collapse_runs, cliff_summary, plot_cliff
 from ..questions.shift import ShiftError, lr50_interval, score_shift, read_prediction
 from ..study.sweep import collect_results
-from ..ladder.check import git_file
+from ..ladder.check import git_file, git_version
 from .plumbing import fmt
-from .order import first_commit
+from .order import first_commit, added_at
+from ..study.spec import StudyError, declared_ids
+from ..analysis.plots import arm_label
 
 # %% auto #0
 __all__ = ['lr50_words', 'decades_words', 'prediction_words', 'evidence_table', 'order_words', 'study_state', 'config_title',
-           'tuned_words', 'shift_result', 'score_words', 'plot_shift', 'shift_row', 'shift_overview']
+           'study_amendments', 'cells_words', 'amendment_words', 'tuned_words', 'shift_result', 'score_words',
+           'plot_shift', 'shift_row', 'shift_overview']
 
 # %% ../../nbs/08h_pages_shift.ipynb #e5a11cfe
 def lr50_words(v) -> str:
@@ -89,6 +92,54 @@ def config_title(df: pd.DataFrame) -> str:
     cols = ['n_layer', 'n_embd', 'batch_size', 'block_size']
     rows = df[cols].drop_duplicates().itertuples(index=False)
     return '; '.join(f"{r.n_layer} layers, d={r.n_embd}, {r.batch_size} × {r.block_size} tokens a step" for r in rows)
+
+# %% ../../nbs/08h_pages_shift.ipynb #9e2d774f
+def _declared(study_file, commit: str) -> dict|None:
+    "The cells the study file declared at `commit` ({id: settings}); None where that version cannot be read as a study."
+    try: return declared_ids(yaml.safe_load(git_version(study_file, commit) or ''))
+    except (StudyError, yaml.YAMLError, AttributeError, TypeError): return None
+
+def study_amendments(study_file, study_dir) -> dict:
+    "The commits that changed a study file's cells after its first committed cell result: {why: None or why git cannot show it, amendments: [{commit, at, added, removed, results_before, ran_before}], unread: [commits]}."
+    g = git_file(study_file)
+    if g['why']: return dict(why=g['why'], amendments=[], unread=[])
+    results = {p.parent.name: t for p, t in added_at(Path(study_dir), '*/summary.json').items()}  # cell -> when its result was committed
+    first = min(results.values(), default=None)
+    out, unread, prev = [], [], None
+    for h, at in reversed(g['commits']):  # oldest first
+        cells = _declared(study_file, h)
+        if cells is None: unread.append(h[:7]); continue
+        if prev is not None and cells.keys() != prev.keys() and first is not None and at > first:
+            added = {k: v for k, v in cells.items() if k not in prev}
+            out.append(dict(commit=h[:7], at=at, added=added, removed={k: v for k, v in prev.items() if k not in cells},
+                            results_before=sum(t <= at for t in results.values()),
+                            ran_before=[k for k in added if k in results and results[k] <= at]))
+        prev = cells
+    return dict(why=None, amendments=out, unread=unread)
+
+# %% ../../nbs/08h_pages_shift.ipynb #c0b71375
+def cells_words(cells: dict) -> str:
+    "Cells ({id: settings}) in words, grouped by arm and LR: 'QK-norm off at 0.074 (seeds 0, 1)'; other settings as name=value."
+    groups = {}
+    for s in cells.values():
+        rest = ', '.join(f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in s.items() if k not in (ARM, 'lr', 'seed'))
+        key = (arm_label(s[ARM]) if ARM in s else 'every arm', float(s['lr']) if 'lr' in s else None, rest)  # YAML reads 3e-3 as text
+        groups.setdefault(key, []).append(s.get('seed', 0))
+    return '; '.join(f"{arm}{'' if lr is None else f' at {fmt(lr)}'}{f' ({rest})' if rest else ''} (seed{'s' if len(ss) > 1 else ''} {', '.join(map(str, sorted(ss)))})"
+                     for (arm, lr, rest), ss in groups.items())
+
+def amendment_words(am: dict) -> str:
+    "A study's amendments (`study_amendments`) in sentences, or why they cannot be shown."
+    if am['why']: return f"{am['why']}: which cells the study file gained after its first cell result cannot be shown."
+    unread = f" (commits {', '.join(am['unread'])} of the file could not be read as a study)" if am['unread'] else ''
+    if not am['amendments']: return f"No commit changed the study file's cells after its first cell result was committed{unread}."
+    said = []
+    for a in am['amendments']:
+        what = ' and '.join(f"{verb} {len(cs)} cell{'s' if len(cs) > 1 else ''}: {cells_words(cs)}" for verb, cs in (('added', a['added']), ('removed', a['removed'])) if cs)
+        late = (f" **{len(a['ran_before'])} of the added cells had a result committed before it**: they ran before they were declared."
+                if a['ran_before'] else ' None of the added cells had run.')
+        said.append(f"Commit {a['commit']} ({a['at'].isoformat()}), when {a['results_before']} cell results were committed, {what}.{late}")
+    return ' '.join(said) + unread + " The study file's comments say why."
 
 # %% ../../nbs/08h_pages_shift.ipynb #067b8bf5
 def tuned_words(ended: pd.DataFrame,  # the study's ended results (`study_state`'s `ended`)

@@ -20,7 +20,8 @@ from ..files import SETTINGS, ARM  # the run settings every cell has, declared o
 # %% auto #0
 __all__ = ['STUDY_KEYS', 'EXECUTOR_KEYS', 'EXECUTORS', 'SLURM_KEYS', 'ID_AXES', 'FIELD_CHOICES', 'StudyError', 'SweepError',
            'check_keys', 'check_folder_name', 'repo_dir', 'preset_path', 'preset_names', 'logspace', 'fmt_sci',
-           'cell_id', 'Cell', 'Study', 'make_cell', 'add_cells', 'grid_settings', 'check_study', 'load_study']
+           'cell_id', 'Cell', 'Study', 'settings_id', 'make_cell', 'add_cells', 'grid_settings', 'check_study',
+           'load_study', 'declared_ids']
 
 # %% ../../nbs/06a_spec.ipynb #9606e925
 class StudyError(ConfigError):
@@ -226,16 +227,21 @@ def _cell_config(st: Study, over: dict) -> RunConfig:
         raise StudyError(f"{where}{e}" + ('' if where else f" (cell {over})")) from None
 
 # %% ../../nbs/06a_spec.ipynb #e3180b69
+def settings_id(st: Study, settings: dict) -> str:
+    "The id of the cell of `st` at `settings` (`cell_id` of the defaults, the preset, the fixed values and the settings' config fields); no config is built."
+    over = {k: v for k, v in settings.items() if k in FIELD_TYPES}
+    extra = [k for k in st.axes if k not in ID_AXES] + [k for k in over if k not in ID_AXES and k not in st.axes]
+    return cell_id(default_values() | PRESETS.get(st.preset, {}) | st.fixed | over, extra)
+
 def make_cell(st: Study, # the study the cell belongs to
               settings: dict, # config fields that vary (axis values), plus any bookkeeping keys such as a round number
              ) -> Cell:
     "The cell of `st` at `settings`: its id and its validated config (a `ConfigError` starts with the id)."
     over = {k: v for k, v in settings.items() if k in FIELD_TYPES}
-    extra = [k for k in st.axes if k not in ID_AXES] + [k for k in over if k not in ID_AXES and k not in st.axes]
     for k, v in over.items():  # refinement names every cell by its full settings, n_layer too: fine when it agrees with fixed
         if k in st.fixed and st.fixed[k] != v: raise StudyError(f"cell settings {k}={v!r} contradict the study's fixed {k}={st.fixed[k]!r}")
     cfg = _cell_config(st, over)
-    cid = cell_id(default_values() | PRESETS.get(st.preset, {}) | st.fixed | over, extra)
+    cid = settings_id(st, settings)
     try: cfg = check_sources(cfg)  # the text it trains on must be here too
     except ConfigError as e: raise ConfigError(f"{cid}: {e}") from None
     return Cell(cid, cfg, dict(settings))
@@ -365,3 +371,12 @@ def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset nam
     close = difflib.get_close_matches(s, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ''
     raise StudyError(f"study {s!r} is neither a study file nor a preset ({', '.join(names)}){hint}")
+
+# %% ../../nbs/06a_spec.ipynb #c169fee3
+def declared_ids(spec: dict) -> dict:
+    "The cells a study spec declares, {id: settings} in grid order, from its preset, fixed values, axes and `only` alone: no config is built and no text read."
+    check_keys('study', spec, STUDY_KEYS)
+    fixed = _fixed(spec)
+    axes = _axes(spec, fixed)
+    st, only = Study(spec.get('name', ''), spec.get('preset', 'cpu'), fixed, axes), _only(spec.get('only'), axes)
+    return {settings_id(st, s): s for s in grid_settings(axes) if _kept(s, only)}
