@@ -23,8 +23,8 @@ from .prediction import _fail, _g, when, validate_prediction, load_prediction, s
 
 # %% auto #0
 __all__ = ['AXES', 'RECORD_KIND', 'arm_lrs', 'target_config', 'check_spec', 'check_scale', 'blind_note', 'check_order',
-           'check_name', 'git_top', 'git_commits', 'git_file', 'git_version', 'committed_at', 'require_committed',
-           'run_check', 'parse_sets', 'format_check']
+           'check_name', 'git_top', 'git_commits', 'git_file', 'git_version', 'committed_at', 'is_shallow',
+           'require_committed', 'run_check', 'parse_sets', 'format_check']
 
 # %% ../../nbs/07e_check.ipynb #cbda1a51
 def arm_lrs(pred: dict) -> dict:
@@ -223,6 +223,12 @@ def committed_at(path) -> datetime.datetime|None:
     "When the commit holding the file `path` as it is on disk was made (the last commit that changed it); None when git does not prove it (`git_file`)."
     g = git_file(path)
     return None if g['why'] else g['commits'][0][1]
+
+def is_shallow(path) -> bool:
+    "Whether the git checkout holding `path` is a shallow clone: its history lacks older commits, so it cannot show what came before them."
+    top = git_top(path)
+    r = _git(top, 'rev-parse', '--is-shallow-repository') if top else None
+    return r is not None and r.stdout.strip() == 'true'
 
 # %% ../../nbs/07e_check.ipynb #24afe7f9
 def require_committed(path, what: str = 'prediction'):

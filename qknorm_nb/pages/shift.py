@@ -14,7 +14,7 @@ from ..analysis.metrics import OFF, optimal_lr
 from ..questions.cliff import collapse_runs, cliff_summary, plot_cliff
 from ..questions.shift import ShiftError, lr50_interval, score_shift, read_prediction
 from ..study.sweep import collect_results
-from ..ladder.check import git_file, git_version
+from ..ladder.check import git_file, git_version, is_shallow
 from .plumbing import fmt
 from .order import first_commit, added_at
 from ..study.spec import StudyError, declared_ids
@@ -102,6 +102,8 @@ def _declared(study_file, commit: str) -> dict|None:
 def study_amendments(study_file, study_dir) -> dict:
     "The commits that changed a study file's cells after its first committed cell result: {why: None or why git cannot show it, amendments: [{commit, at, added, removed, results_before, ran_before}], unread: [commits]}."
     g = git_file(study_file)
+    if not g['why'] and is_shallow(study_file):
+        g['why'] = f"{g['top']} is a shallow clone, whose history may lack the commits that changed {Path(study_file).name}"
     if g['why']: return dict(why=g['why'], amendments=[], unread=[])
     results = {p.parent.name: t for p, t in added_at(Path(study_dir), '*/summary.json').items()}  # cell -> when its result was committed
     first = min(results.values(), default=None)
