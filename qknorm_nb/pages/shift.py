@@ -51,11 +51,16 @@ def prediction_words(pred: dict) -> str:
             + (f", from the run folders as commit {commit[:7]} held them" if isinstance(commit, str) else '') + ").")
 
 # %% ../../nbs/08h_pages_shift.ipynb #08358679
-def evidence_table(pred: dict) -> pd.DataFrame:
-    "The estimates a prediction rests on (its basis' `evidence`), one row each: the move in decades and what it assumes."
-    ev = pred['basis'].get('evidence') or []
+def evidence_table(pred: dict,
+                   move=None,  # the observed move from the base, [lo, point, hi] decades (`shift_result`'s `move`); None: not yet
+                  ) -> pd.DataFrame:
+    "The estimates a prediction rests on (its basis' `evidence`), one row each: the move in decades, what it assumes and, given the observed move, whether its point lies inside."
+    ev, cols = pred['basis'].get('evidence') or [], ['estimate', 'move', 'assumes'] + (['observed inside'] if move else [])
+    def inside(e):
+        if 'decades' not in e or move[1] is None: return '–'
+        return 'yes' if e['decades'][0] <= move[1] <= e['decades'][2] else 'no'
     return pd.DataFrame([dict(estimate=e.get('name', '?'), move=decades_words(e['decades']) if 'decades' in e else '–',
-                              assumes=e.get('assumes', '–')) for e in ev], columns=['estimate', 'move', 'assumes'])
+                              assumes=e.get('assumes', '–')) | ({'observed inside': inside(e)} if move else {}) for e in ev], columns=cols)
 
 # %% ../../nbs/08h_pages_shift.ipynb #079e7bb5
 def order_words(pred_file, study_dir) -> dict:
