@@ -12,7 +12,7 @@ import pandas as pd
 from ..files import ARM, COMPLETE, read_json
 from ..analysis.metrics import OFF, optimal_lr
 from ..questions.cliff import collapse_runs, cliff_summary, plot_cliff
-from ..questions.shift import ShiftError, lr50_interval, score_shift, read_prediction
+from ..questions.shift import ShiftError, lr50_interval, score_shift, read_prediction, signed_decades
 from ..study.sweep import collect_results
 from ..ladder.check import git_file, git_version, is_shallow
 from .plumbing import fmt
@@ -38,7 +38,7 @@ def lr50_words(v) -> str:
 # %% ../../nbs/08h_pages_shift.ipynb #9c818b31
 def decades_words(m) -> str:
     "A move [lo, point, hi] in decades, signed: '-0.47 [-1.04, +0.13]'; a missing point as '–', an open side as ±∞."
-    f = lambda x: '–' if x is None else '+∞' if x == math.inf else '-∞' if x == -math.inf else f"{x:+.2f}"
+    f = lambda x: '–' if x is None else '+∞' if x == math.inf else '-∞' if x == -math.inf else signed_decades(x)
     return f"{f(m[1])} [{f(m[0])}, {f(m[2])}]"
 
 # %% ../../nbs/08h_pages_shift.ipynb #ee48df76

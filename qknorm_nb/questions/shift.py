@@ -17,7 +17,7 @@ from ..rule import RULE
 
 # %% auto #0
 __all__ = ['KIND', 'ShiftError', 'lr50_interval', 'shift_interval', 'envelope', 'predict_shift', 'check_prediction',
-           'write_prediction', 'read_prediction', 'score_shift', 'folder_commit', 'committed_folder']
+           'write_prediction', 'read_prediction', 'signed_decades', 'score_shift', 'folder_commit', 'committed_folder']
 
 # %% ../../nbs/05f_questions_shift.ipynb #70b12a91
 class ShiftError(ValueError):
@@ -136,9 +136,13 @@ def _scored(o: list, lo: float, hi: float) -> tuple:
     return s, words, overlap
 
 # %% ../../nbs/05f_questions_shift.ipynb #edb3b115
+def signed_decades(x: float) -> str:
+    "A move in decades, signed, to 2 decimals; one that would round to 0.00 keeps one significant digit, so an end that excludes 0 never reads as 0."
+    return f"{x:+.2f}" if x == 0 or abs(x) >= 0.005 else f"{x:+.1g}"
+
 def _move_verdict(m: list, e: float) -> tuple:
     "(verdict, direction, why): the rule's verdict on the move `m` ([lo, point, hi] decades), with `e` the smallest effect."
-    iv = f"the move [{m[0]:+.2f}, {m[2]:+.2f}] decades"
+    iv = f"the move [{signed_decades(m[0])}, {signed_decades(m[2])}] decades"
     if m[0] > 0 or m[2] < 0: return 'supported', ('up' if m[0] > 0 else 'down'), f"{iv} excludes 0: the cliff moves {'up' if m[0] > 0 else 'down'}"
     if -e < m[0] and m[2] < e: return 'not supported', None, f"{iv} lies inside (-{e}, +{e}), the smallest effect"
     return 'inconclusive', None, f"{iv} includes 0 and reaches the smallest effect ({e} decades)"
