@@ -136,17 +136,17 @@ def cells_words(cells: dict) -> str:
                      for (arm, lr, rest), ss in groups.items())
 
 def amendment_words(am: dict) -> str:
-    "A study's amendments (`study_amendments`) in sentences, or why they cannot be shown."
+    "A study's amendments (`study_amendments`) as a sentence and one bullet each, or why they cannot be shown."
     if am['why']: return f"{am['why']}: which cells the study file gained after its first cell result cannot be shown."
     unread = f" (commits {', '.join(am['unread'])} of the file could not be read as a study)" if am['unread'] else ''
     if not am['amendments']: return f"No commit changed the study file's cells after its first cell result was committed{unread}."
-    said = []
+    said = [f"The study file's cells changed after its first cell result was committed{unread}; its comments say why:"]
     for a in am['amendments']:
-        what = ' and '.join(f"{verb} {len(cs)} cell{'s' if len(cs) > 1 else ''}: {cells_words(cs)}" for verb, cs in (('added', a['added']), ('removed', a['removed'])) if cs)
+        what = '; '.join(f"{verb} {len(cs)} cell{'s' if len(cs) > 1 else ''}, {cells_words(cs)}" for verb, cs in (('added', a['added']), ('removed', a['removed'])) if cs)
         late = (f" **{len(a['ran_before'])} of the added cells had a result committed before it**: they ran before they were declared."
                 if a['ran_before'] else ' None of the added cells had run.')
-        said.append(f"Commit {a['commit']} ({a['at'].isoformat()}), when {a['results_before']} cell results were committed, {what}.{late}")
-    return ' '.join(said) + unread + " The study file's comments say why."
+        said.append(f"- commit {a['commit']} ({a['at'].strftime('%Y-%m-%d %H:%M')} UTC), with {a['results_before']} cell results committed: {what}.{late}")
+    return said[0] + '\n\n' + '\n'.join(said[1:])  # a blank line before the list: pandoc's markdown needs one
 
 # %% ../../nbs/08h_pages_shift.ipynb #067b8bf5
 def tuned_words(ended: pd.DataFrame,  # the study's ended results (`study_state`'s `ended`)
