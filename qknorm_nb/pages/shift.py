@@ -23,7 +23,7 @@ from ..analysis.plots import arm_label
 # %% auto #0
 __all__ = ['lr50_words', 'decades_words', 'prediction_words', 'evidence_table', 'order_words', 'study_state', 'config_title',
            'study_amendments', 'cells_words', 'amendment_words', 'tuned_words', 'shift_result', 'score_words',
-           'plot_shift', 'shift_row', 'shift_overview']
+           'mark_lr50', 'plot_shift', 'shift_row', 'shift_overview']
 
 # %% ../../nbs/08h_pages_shift.ipynb #e5a11cfe
 def lr50_words(v) -> str:
@@ -188,17 +188,28 @@ def score_words(sc: dict, complete: bool) -> str:
             f"**{said}: {sc['verdict']}**" + (f" ({sc['direction']})" if sc['direction'] else '') + f": {sc['why']}.")
 
 # %% ../../nbs/08h_pages_shift.ipynb #b3132580
+def mark_lr50(ax, v, color='k'):
+    "Draw an off-arm lr50 [lo, point, hi] at P = 0.5: its interval as a bar, its point as a diamond; an open side as an arrowhead at the closed end."
+    lo, p, hi = v
+    if lo is not None and hi is not None: ax.hlines(0.5, lo, hi, color=color, lw=3, alpha=0.5, label='observed lr50 interval')
+    elif lo is not None or hi is not None:  # censored: above lo, or below hi
+        ax.plot([lo if hi is None else hi], [0.5], ls='', marker='>' if hi is None else '<', color=color, ms=8, label='observed lr50 bound')
+    if p is not None: ax.plot([p], [0.5], ls='', marker='D', color=color, ms=6, mec='w', label='observed lr50')
+
 def plot_shift(panels: list,        # (title, collapse_table rows, fits) per configuration, the base first
                pred: dict,          # the study's prediction (shaded on the last panel)
                base_lr50=None,      # the base's lr50 [lo, point, hi] (its point marked on every panel)
-               level: float = 0.95):
+               level: float = 0.95,
+               observed: list|None = None,  # each panel's observed off-arm lr50 [lo, point, hi] (None where it has none), drawn at P = 0.5
+              ):
     "P(collapse) against LR per configuration, one panel each on shared axes, the prediction's interval shaded on the last."
     import matplotlib.pyplot as plt
     fig, axs = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.5), sharex=True, sharey=True, squeeze=False)
-    for ax, (title, ct, fits) in zip(axs[0], panels):
+    for ax, (title, ct, fits), v in zip(axs[0], panels, observed or [None] * len(panels)):
         if len(ct): plot_cliff(ct, fits, ax, level)
         else: ax.set(xscale='log', xlabel='peak LR', ylabel='P(collapse)', ylim=(-0.03, 1.03))
         if base_lr50 and base_lr50[1]: ax.axvline(base_lr50[1], color='k', ls=':', lw=1, label='base lr50')
+        if v: mark_lr50(ax, v)
         ax.set_title(title, fontsize=10)
     lo, p, hi = pred['lr50']
     ax = axs[0][-1]
