@@ -1,4 +1,4 @@
-"""What the page of a shift study (`28_shift`) decides: a prediction in words, whether git shows it came before the cells, the study's state, the prediction scored with the rule's verdict, the two configurations' cliffs drawn side by side, and every shift study in one table.
+"""What the page of a shift study (`28_shift`) decides: a prediction in words, whether git shows it came before the cells, the study's state and any cells its file gained after the first had run, the prediction scored with the rule's verdict, the two configurations' cliffs drawn side by side, and every shift study in one table.
 
 Docs: https://qknorm-nb.github.io/qknorm-nb/pages_shift.html.md"""
 
