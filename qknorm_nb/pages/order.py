@@ -36,9 +36,9 @@ def added_at(path, glob: str = '') -> dict:
                               '--name-only', '--', *specs], capture_output=True, text=True, check=True).stdout
     except (subprocess.CalledProcessError, FileNotFoundError, ValueError): return {}
     got, t = {}, None
-    for line in out.splitlines():  # newest commit first, so a file added twice (deleted between) keeps its earliest time
+    for line in out.splitlines():  # a file added twice (deleted between) keeps its earliest time
         if line.startswith('\x00'): t = when(line[1:])
-        elif line.strip(): got[top/line] = t
+        elif line.strip(): got[top/line] = min(t, got.get(top/line, t))
     return got
 
 def first_commit(path, glob: str = '') -> datetime.datetime|None:

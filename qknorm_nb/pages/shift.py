@@ -6,10 +6,10 @@ Docs: https://qknorm-nb.github.io/qknorm-nb/pages_shift.html.md"""
 
 # %% ../../nbs/08h_pages_shift.ipynb #25b05425
 from __future__ import annotations
-import math, yaml
+import datetime, math, yaml
 from pathlib import Path
 import pandas as pd
-from ..files import ARM, COMPLETE, read_json
+from ..files import ARM, COMPLETE, read_json, StudyLoader
 from ..analysis.metrics import OFF, optimal_lr
 from ..questions.cliff import collapse_runs, cliff_summary, plot_cliff
 from ..questions.shift import ShiftError, lr50_interval, score_shift, read_prediction, signed_decades
@@ -54,13 +54,16 @@ def prediction_words(pred: dict) -> str:
 def evidence_table(pred: dict,
                    move=None,  # the observed move from the base, [lo, point, hi] decades (`shift_result`'s `move`); None: not yet
                   ) -> pd.DataFrame:
-    "The estimates a prediction rests on (its basis' `evidence`), one row each: the move in decades, what it assumes and, given the observed move, whether its point lies inside."
-    ev, cols = pred['basis'].get('evidence') or [], ['estimate', 'move', 'assumes'] + (['observed inside'] if move else [])
-    def inside(e):
-        if 'decades' not in e or move[1] is None: return '–'
-        return 'yes' if e['decades'][0] <= move[1] <= e['decades'][2] else 'no'
+    "The estimates a prediction rests on (its basis' `evidence`), one row each: the move in decades, what it assumes and, given the observed move, whether the two agree."
+    ev, cols = pred['basis'].get('evidence') or [], ['estimate', 'move', 'assumes'] + (['observed agrees'] if move else [])
+    def agrees(e):
+        lo, p, hi = e.get('decades') or (None,) * 3
+        if lo is None or hi is None: return '–'
+        if lo < hi: return '–' if move[1] is None else 'yes' if lo <= move[1] <= hi else 'no'  # the observed point inside the estimate
+        olo, ohi = (-math.inf if move[0] is None else move[0]), (math.inf if move[2] is None else move[2])
+        return 'yes' if olo <= lo <= ohi else 'no'  # a point estimate inside the observed interval
     return pd.DataFrame([dict(estimate=e.get('name', '?'), move=decades_words(e['decades']) if 'decades' in e else '–',
-                              assumes=e.get('assumes', '–')) | ({'observed inside': inside(e)} if move else {}) for e in ev], columns=cols)
+                              assumes=e.get('assumes', '–')) | ({'observed agrees': agrees(e)} if move else {}) for e in ev], columns=cols)
 
 # %% ../../nbs/08h_pages_shift.ipynb #079e7bb5
 def order_words(pred_file, study_dir) -> dict:
@@ -99,53 +102,64 @@ def config_title(df: pd.DataFrame) -> str:
     return '; '.join(f"{r.n_layer} layers, d={r.n_embd}, {r.batch_size} × {r.block_size} tokens a step" for r in rows)
 
 # %% ../../nbs/08h_pages_shift.ipynb #9e2d774f
-def _declared(study_file, commit: str) -> dict|None:
-    "The cells the study file declared at `commit` ({id: settings}); None where that version cannot be read as a study."
-    try: return declared_ids(yaml.safe_load(git_version(study_file, commit) or ''))
-    except (StudyError, yaml.YAMLError, AttributeError, TypeError): return None
+def _declared(study_file, commit: str) -> tuple|None:
+    "(cells {id: settings}, {preset, fixed}) the study file declared at `commit`, read as `read_yaml` reads it; None where that version is not a study."
+    try: spec = yaml.load(git_version(study_file, commit) or '', Loader=StudyLoader)  # 3e-3 a number, as in every study file
+    except yaml.YAMLError: return None
+    try: return declared_ids(spec), dict(preset=spec.get('preset', 'cpu'), **(spec.get('fixed') or {}))
+    except (StudyError, AttributeError, TypeError): return None
+
+def _changed(old: dict, new: dict) -> list:
+    "The preset and fixed values two versions of a study file set differently: 'max_iters 6100 -> 3000', one string each."
+    return [f"{k} {old.get(k, '(unset)')} -> {new.get(k, '(unset)')}" for k in sorted({*old, *new}, key=str) if old.get(k) != new.get(k)]
 
 def study_amendments(study_file, study_dir) -> dict:
-    "The commits that changed a study file's cells after its first committed cell result: {why: None or why git cannot show it, amendments: [{commit, at, added, removed, results_before, ran_before}], unread: [commits]}."
+    "The commits that changed a study file's cells, preset or fixed values after its first committed cell result: {why: None or why git cannot show it, first: that result's time (None: none yet), amendments: [{commit, at, added, removed, changed, results_before, ran_before}], unread: [commits]}."
     g = git_file(study_file)
     if not g['why'] and is_shallow(study_file):
         g['why'] = f"{g['top']} is a shallow clone, whose history may lack the commits that changed {Path(study_file).name}"
-    if g['why']: return dict(why=g['why'], amendments=[], unread=[])
+    if g['why']: return dict(why=g['why'], first=None, amendments=[], unread=[])
     results = {p.parent.name: t for p, t in added_at(Path(study_dir), '*/summary.json').items()}  # cell -> when its result was committed
     first = min(results.values(), default=None)
-    out, unread, prev = [], [], None
+    out, unread, prev, ever = [], [], None, set()
     for h, at in reversed(g['commits']):  # oldest first
-        cells = _declared(study_file, h)
-        if cells is None: unread.append(h[:7]); continue
-        if prev is not None and cells.keys() != prev.keys() and first is not None and at > first:
-            added = {k: v for k, v in cells.items() if k not in prev}
-            out.append(dict(commit=h[:7], at=at, added=added, removed={k: v for k, v in prev.items() if k not in cells},
-                            results_before=sum(t <= at for t in results.values()),
-                            ran_before=[k for k in added if k in results and results[k] <= at]))
-        prev = cells
-    return dict(why=None, amendments=out, unread=unread)
+        got = _declared(study_file, h)
+        if got is None: unread.append(h[:7]); continue
+        cells, setup = got
+        if prev is not None and first is not None and at > first and (cells.keys() != prev[0].keys() or setup != prev[1]):
+            added = {k: v for k, v in cells.items() if k not in prev[0]}
+            out.append(dict(commit=h[:7], at=at, added=added, removed={k: v for k, v in prev[0].items() if k not in cells},
+                            changed=_changed(prev[1], setup), results_before=sum(t <= at for t in results.values()),
+                            ran_before=[k for k in added if k not in ever and k in results and results[k] <= at]))  # re-added cells were declared when they ran
+        prev = cells, setup
+        ever |= cells.keys()
+    return dict(why=None, first=first, amendments=out, unread=unread)
 
 # %% ../../nbs/08h_pages_shift.ipynb #c0b71375
 def cells_words(cells: dict) -> str:
-    "Cells ({id: settings}) in words, grouped by arm and LR: 'QK-norm off at 0.074 (seeds 0, 1)'; other settings as name=value."
-    groups = {}
+    "Cells ({id: settings}) in words: per arm and other settings, the LRs that share their seeds, 'QK-norm off at 0.03, 0.074 (seeds 0, 1)'."
+    seeds, lrs = {}, {}
     for s in cells.values():
         rest = ', '.join(f"{k}={fmt(v) if isinstance(v, float) else v}" for k, v in s.items() if k not in (ARM, 'lr', 'seed'))
-        key = (arm_label(s[ARM]) if ARM in s else 'every arm', float(s['lr']) if 'lr' in s else None, rest)  # YAML reads 3e-3 as text
-        groups.setdefault(key, []).append(s.get('seed', 0))
-    return '; '.join(f"{arm}{'' if lr is None else f' at {fmt(lr)}'}{f' ({rest})' if rest else ''} (seed{'s' if len(ss) > 1 else ''} {', '.join(map(str, sorted(ss)))})"
-                     for (arm, lr, rest), ss in groups.items())
+        seeds.setdefault((arm_label(s[ARM]), rest, s['lr']), []).append(s['seed'])
+    for (arm, rest, lr), ss in seeds.items(): lrs.setdefault((arm, rest, tuple(sorted(ss))), []).append(lr)
+    return '; '.join(f"{arm} at {', '.join(fmt(x) for x in sorted(xs))} ({f'{rest}; ' if rest else ''}seed{'s' if len(ss) > 1 else ''} {', '.join(map(str, ss))})"
+                     for (arm, rest, ss), xs in lrs.items())
 
 def amendment_words(am: dict) -> str:
     "A study's amendments (`study_amendments`) as a sentence and one bullet each, or why they cannot be shown."
     if am['why']: return f"{am['why']}: which cells the study file gained after its first cell result cannot be shown."
     unread = f" (commits {', '.join(am['unread'])} of the file could not be read as a study)" if am['unread'] else ''
-    if not am['amendments']: return f"No commit changed the study file's cells after its first cell result was committed{unread}."
-    said = [f"The study file's cells changed after its first cell result was committed{unread}; its comments say why:"]
+    if am['first'] is None: return f"No cell result of the study is committed yet: every cell its file declares now counts as declared before it ran{unread}."
+    if not am['amendments']: return f"No commit changed the study file's cells, preset or fixed values after its first cell result was committed{unread}."
+    said = [f"The study file changed after its first cell result was committed{unread}; its comments say why:"]
     for a in am['amendments']:
-        what = '; '.join(f"{verb} {len(cs)} cell{'s' if len(cs) > 1 else ''}, {cells_words(cs)}" for verb, cs in (('added', a['added']), ('removed', a['removed'])) if cs)
+        what = [f"{verb} {len(cs)} cell{'s' if len(cs) > 1 else ''}, {cells_words(cs)}" for verb, cs in (('added', a['added']), ('removed', a['removed'])) if cs]
+        what += [f"changed {', '.join(a['changed'])} (every cell's run)"] if a['changed'] else []
         late = (f" **{len(a['ran_before'])} of the added cells had a result committed before it**: they ran before they were declared."
-                if a['ran_before'] else ' None of the added cells had run.')
-        said.append(f"- commit {a['commit']} ({a['at'].strftime('%Y-%m-%d %H:%M')} UTC), with {a['results_before']} cell results committed: {what}.{late}")
+                if a['ran_before'] else ' None of the added cells had a result committed before it.' if a['added'] else '')
+        at = a['at'].astimezone(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M')
+        said.append(f"- commit {a['commit']} ({at} UTC), with {a['results_before']} cell results committed: {'; '.join(what)}.{late}")
     return said[0] + '\n\n' + '\n'.join(said[1:])  # a blank line before the list: pandoc's markdown needs one
 
 # %% ../../nbs/08h_pages_shift.ipynb #067b8bf5

@@ -138,7 +138,8 @@ def _scored(o: list, lo: float, hi: float) -> tuple:
 # %% ../../nbs/05f_questions_shift.ipynb #edb3b115
 def signed_decades(x: float) -> str:
     "A move in decades, signed, to 2 decimals; one that would round to 0.00 keeps one significant digit, so an end that excludes 0 never reads as 0."
-    return f"{x:+.2f}" if x == 0 or abs(x) >= 0.005 else f"{x:+.1g}"
+    if x == 0 or abs(x) >= 0.005: return f"{x:+.2f}"
+    return f"{x:+.{min(-math.floor(math.log10(abs(x))), 9)}f}"  # fixed point, never 1e-05
 
 def _move_verdict(m: list, e: float) -> tuple:
     "(verdict, direction, why): the rule's verdict on the move `m` ([lo, point, hi] decades), with `e` the smallest effect."

@@ -374,9 +374,16 @@ def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset nam
 
 # %% ../../nbs/06a_spec.ipynb #c169fee3
 def declared_ids(spec: dict) -> dict:
-    "The cells a study spec declares, {id: settings} in grid order, from its preset, fixed values, axes and `only` alone: no config is built and no text read."
+    "The cells a study spec declares, {id: its arm, lr and seed (from the axes or else the fixed values) with the axis values}, in grid order; no config is built and no text read."
     check_keys('study', spec, STUDY_KEYS)
+    preset = spec.get('preset', 'cpu')
+    if preset is not None and preset not in PRESETS: raise StudyError(f"preset={preset!r} is not one of {', '.join(map(repr, PRESETS))} or null")
     fixed = _fixed(spec)
     axes = _axes(spec, fixed)
-    st, only = Study(spec.get('name', ''), spec.get('preset', 'cpu'), fixed, axes), _only(spec.get('only'), axes)
-    return {settings_id(st, s): s for s in grid_settings(axes) if _kept(s, only)}
+    st, only, out = Study(spec.get('name', ''), preset, fixed, axes), _only(spec.get('only'), axes), {}
+    base = default_values() | PRESETS.get(preset, {}) | fixed
+    for s in (s for s in grid_settings(axes) if _kept(s, only)):
+        cid = settings_id(st, s)
+        if cid in out: raise StudyError(f"two cells get the same id {cid!r} (the second is {s}): make their values distinct")
+        out[cid] = {k: base[k] for k in (ARM, 'lr', 'seed') if k not in s} | s
+    return out
