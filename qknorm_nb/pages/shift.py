@@ -57,7 +57,7 @@ def evidence_table(pred: dict,
     "The estimates a prediction rests on (its basis' `evidence`), one row each: the move in decades, what it assumes and, given the observed move, whether the two agree."
     ev, cols = pred['basis'].get('evidence') or [], ['estimate', 'move', 'assumes'] + (['observed agrees'] if move else [])
     def agrees(e):
-        lo, p, hi = e.get('decades') or (None,) * 3
+        lo, _, hi = e.get('decades') or (None,) * 3
         if lo is None or hi is None: return '–'
         if lo < hi: return '–' if move[1] is None else 'yes' if lo <= move[1] <= hi else 'no'  # the observed point inside the estimate
         olo, ohi = (-math.inf if move[0] is None else move[0]), (math.inf if move[2] is None else move[2])
@@ -116,7 +116,7 @@ def _changed(old: dict, new: dict) -> list:
 def study_amendments(study_file, study_dir) -> dict:
     "The commits that changed a study file's cells, preset or fixed values after its first committed cell result: {why: None or why git cannot show it, first: that result's time (None: none yet), amendments: [{commit, at, added, removed, changed, results_before, ran_before}], unread: [commits]}."
     g = git_file(study_file)
-    if not g['why'] and is_shallow(study_file):
+    if not g['why'] and is_shallow(g['top']):  # the checkout git_file found
         g['why'] = f"{g['top']} is a shallow clone, whose history may lack the commits that changed {Path(study_file).name}"
     if g['why']: return dict(why=g['why'], first=None, amendments=[], unread=[])
     results = {p.parent.name: t for p, t in added_at(Path(study_dir), '*/summary.json').items()}  # cell -> when its result was committed

@@ -227,11 +227,15 @@ def _cell_config(st: Study, over: dict) -> RunConfig:
         raise StudyError(f"{where}{e}" + ('' if where else f" (cell {over})")) from None
 
 # %% ../../nbs/06a_spec.ipynb #e3180b69
+def _values(st: Study, over: dict) -> dict:
+    "Every config field's value in the cell of `st` whose varying fields are `over`: the defaults, then the preset, the fixed values, `over`."
+    return default_values() | PRESETS.get(st.preset, {}) | st.fixed | over
+
 def settings_id(st: Study, settings: dict) -> str:
-    "The id of the cell of `st` at `settings` (`cell_id` of the defaults, the preset, the fixed values and the settings' config fields); no config is built."
+    "The id of the cell of `st` at `settings` (`cell_id` of its values, `_values`); no config is built."
     over = {k: v for k, v in settings.items() if k in FIELD_TYPES}
     extra = [k for k in st.axes if k not in ID_AXES] + [k for k in over if k not in ID_AXES and k not in st.axes]
-    return cell_id(default_values() | PRESETS.get(st.preset, {}) | st.fixed | over, extra)
+    return cell_id(_values(st, over), extra)
 
 def make_cell(st: Study, # the study the cell belongs to
               settings: dict, # config fields that vary (axis values), plus any bookkeeping keys such as a round number
@@ -321,6 +325,17 @@ def _data_files(spec: dict) -> list[str]:
     return list(data_files)
 
 # %% ../../nbs/06a_spec.ipynb #481ceb4c
+def _preset(spec: dict) -> str|None:
+    "The checked `preset:` (default 'cpu'; null: no preset)."
+    preset = spec.get('preset', 'cpu')
+    if preset is not None and preset not in PRESETS:
+        raise StudyError(f"preset={preset!r} is not one of {', '.join(map(repr, PRESETS))} or null")
+    return preset
+
+def _grid(axes: dict, only) -> list[dict]:
+    "The settings of the cells a study declares: the grid of its axes, kept by `only`."
+    return [s for s in grid_settings(axes) if _kept(s, only)]
+
 def check_study(spec: dict, # the parsed study file or preset
                 name: str|None = None, # name to use when the spec has none (a file's stem)
                 source: str = '', # where the spec came from, recorded in study.json
@@ -329,9 +344,7 @@ def check_study(spec: dict, # the parsed study file or preset
     check_keys('study', spec, STUDY_KEYS)
     name = spec.get('name', name)
     check_folder_name('name', name)
-    preset = spec.get('preset', 'cpu')
-    if preset is not None and preset not in PRESETS:
-        raise StudyError(f"preset={preset!r} is not one of {', '.join(map(repr, PRESETS))} or null")
+    preset = _preset(spec)
     fixed = _fixed(spec)
     axes = _axes(spec, fixed)
     retries = spec.get('retries', 1)
@@ -340,7 +353,7 @@ def check_study(spec: dict, # the parsed study file or preset
     data_files = _data_files(spec)
     st = Study(name, preset, fixed, axes, retries, _executor(spec.get('executor')), _slurm(spec.get('slurm')),
                data_files, _refine(spec.get('refine')), source, only=only)
-    add_cells(st, [s for s in grid_settings(axes) if _kept(s, only)])
+    add_cells(st, _grid(axes, only))
     check_texts([c.config for c in st.cells])  # an empty, binary or too short text: refused now, not by every cell at run time
     return st
 
@@ -376,14 +389,12 @@ def load_study(study, # a `Study`, a spec dict, a YAML file path or a preset nam
 def declared_ids(spec: dict) -> dict:
     "The cells a study spec declares, {id: its arm, lr and seed (from the axes or else the fixed values) with the axis values}, in grid order; no config is built and no text read."
     check_keys('study', spec, STUDY_KEYS)
-    preset = spec.get('preset', 'cpu')
-    if preset is not None and preset not in PRESETS: raise StudyError(f"preset={preset!r} is not one of {', '.join(map(repr, PRESETS))} or null")
-    fixed = _fixed(spec)
+    preset, fixed = _preset(spec), _fixed(spec)
     axes = _axes(spec, fixed)
-    st, only, out = Study(spec.get('name', ''), preset, fixed, axes), _only(spec.get('only'), axes), {}
-    base = default_values() | PRESETS.get(preset, {}) | fixed
-    for s in (s for s in grid_settings(axes) if _kept(s, only)):
+    st, out = Study(spec.get('name', ''), preset, fixed, axes), {}
+    for s in _grid(axes, _only(spec.get('only'), axes)):
         cid = settings_id(st, s)
         if cid in out: raise StudyError(f"two cells get the same id {cid!r} (the second is {s}): make their values distinct")
-        out[cid] = {k: base[k] for k in (ARM, 'lr', 'seed') if k not in s} | s
+        v = _values(st, s)
+        out[cid] = {k: v[k] for k in (ARM, 'lr', 'seed') if k not in s} | s
     return out
