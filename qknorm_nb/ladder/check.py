@@ -228,7 +228,14 @@ def is_shallow(path) -> bool:
     "Whether the git checkout holding `path` is a shallow clone: its history lacks older commits, so it cannot show what came before them."
     top = git_top(path)
     r = _git(top, 'rev-parse', '--is-shallow-repository') if top else None
-    return r is not None and r.stdout.strip() == 'true'
+    if r is None: return False
+    if r.stdout.strip() in ('true', 'false'): return r.stdout.strip() == 'true'
+    return _shallow_marker(top)  # git before 2.15 echoes the option it does not know: read the marker a shallow clone keeps
+
+def _shallow_marker(top: Path) -> bool:
+    "Whether git's `shallow` file (the commits at which a shallow clone's history was cut) is in the checkout's git folder."
+    r = _git(top, 'rev-parse', '--git-dir')
+    return r is not None and r.returncode == 0 and (Path(top)/r.stdout.strip()/'shallow').is_file()
 
 # %% ../../nbs/07e_check.ipynb #24afe7f9
 def require_committed(path, what: str = 'prediction'):
