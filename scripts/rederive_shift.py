@@ -22,7 +22,9 @@ What it derives, per the rule:
     when its open interval lies wholly beyond the prediction, else not scored), and whether the intervals overlap;
   - `shift.verdict`: the move [log10(lo_B / hi_A), log10(B / A), log10(hi_B / lo_A)] in decades from the base A to the
     study B (an open side open), supported when it excludes 0, not supported when it lies inside
-    (-smallest_effect, +smallest_effect), otherwise inconclusive; interim until every cell of the study has ended.
+    (-smallest_effect, +smallest_effect), otherwise inconclusive; interim until every cell of the study has ended;
+    and that verdict again with both ends of the move one `cliff.search_step` wider (the step on which the base's lr50
+    interval is read), said where it differs: a verdict decided by less than the rule's reading step.
 
 Exit status: 0 when the numbers were derived, 2 when an input cannot be read (one line on stderr naming the file,
 the field, the value and what is allowed). Nothing is written.
@@ -137,6 +139,14 @@ def verdict(m, e):
     return "inconclusive", None
 
 
+def wider_verdict(m, e, step):
+    """The verdict on the move `m` with both ends one `step` (the rule's `cliff.search_step`, on which the base's lr50
+    interval is read) wider; None where it is the verdict of `m` itself. Where it is not None, the rule's verdict is
+    decided by less than the rule's own reading step, and the lines say so."""
+    w = verdict([m[0] - step, m[1], m[2] + step], e)[0]
+    return None if w == verdict(m, e)[0] else w
+
+
 # ------------------------------------------------------------------------------------------------ every study
 def derive(runs_dir, rules_dir, predictions_dir):
     """Every number, as one dict (the --json output)."""
@@ -165,7 +175,7 @@ def derive(runs_dir, rules_dir, predictions_dir):
             m = move(b, o)
             v, direction = verdict(m, rule["smallest_effect"])
             entry.update(inside=None if s == "not scored" else s == "inside", score=words, overlap=overlap, move=m,
-                         verdict=v, direction=direction)
+                         verdict=v, direction=direction, wider_verdict=wider_verdict(m, rule["smallest_effect"], cr["search_step"]))
         studies.append(entry)
     return dict(rule=dict(measure=rule["measure"], base=rule["base"], smallest_effect=rule["smallest_effect"],
                           criterion=cr["criterion"], level=cr["level"], search_step=cr["search_step"]),
@@ -209,6 +219,9 @@ def lines(res):
         if "verdict" in s:
             yield f"  score: {s['score']}; overlap: {s['overlap']}; move from the base {dec(s['move'])} decades"
             yield f"  {'verdict' if s['complete'] else 'interim verdict'}: {s['verdict']}" + (f" ({s['direction']})" if s["direction"] else "")
+            if s["wider_verdict"]:
+                yield (f"  its margin is thin: with both ends of the move one reading step ({r['search_step']} decades) wider "
+                       f"it would be {s['wider_verdict']}")
 
 
 def main(argv=None):

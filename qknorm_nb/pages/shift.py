@@ -199,7 +199,8 @@ def score_words(sc: dict, complete: bool) -> str:
     said = 'The verdict' if complete else "Interim, not the rule's verdict (cells remain)"
     return (f"Observed lr50 **{lr50_words(sc['observed'])}** against the predicted [{fmt(sc['predicted'][0])}, {fmt(sc['predicted'][2])}]: "
             f"**{sc['score']}**; {overlap}. The move from the base ({lr50_words(sc['base'])}): {decades_words(sc['move'])} decades.\n\n"
-            f"**{said}: {sc['verdict']}**" + (f" ({sc['direction']})" if sc['direction'] else '') + f": {sc['why']}.")
+            f"**{said}: {sc['verdict']}**" + (f" ({sc['direction']})" if sc['direction'] else '') + f": {sc['why']}."
+            + (f" Its margin is thin: {sc['margin']}." if sc.get('margin') else ''))
 
 # %% ../../nbs/08h_pages_shift.ipynb #b3132580
 def mark_lr50(ax, v, color='k'):
@@ -242,7 +243,8 @@ def shift_row(pred_file, runs_dir, base_lr50: list, rule) -> dict:
     sc = shift_result(st['runs'], base_lr50, pred, rule)
     row['cells'] = f"{len(st['ended'])} of {st['n_cells']} ended"
     if 'pending' in sc: return row | dict(score=sc['pending'])
-    return row | dict(observed=lr50_words(sc['observed']), score=sc['score'], verdict=sc['verdict'] + ('' if st['complete'] else ' (interim)'))
+    return row | dict(observed=lr50_words(sc['observed']), score=sc['score'], verdict=sc['verdict'] + (' (within a reading step)' if sc.get('margin') else '')
+                                                                             + ('' if st['complete'] else ' (interim)'))
 
 def shift_overview(pred_files, runs_dir, base_lr50: list, rule) -> pd.DataFrame:
     "Every shift prediction's line (`shift_row`), in the order given."

@@ -104,7 +104,10 @@ def _exp10(x) -> float: return math.inf if x > 300 else 10 ** x  # an LR from it
 def _lr50(fit, level, step) -> dict:
     "The P = 0.5 LR and the band's interval around it; `open_lo`/`open_hi` where the interval reaches the fitted range's end."
     if fit['kind'] == 'separated':  # no fit: the bracket between the last LR with no collapse and the first with only collapses
-        return dict(lr50=10 ** ((fit['x_ok'] + fit['x_bad']) / 2), lr50_lo=10 ** fit['x_ok'], lr50_hi=10 ** fit['x_bad'], open_lo=False, open_hi=False)
+        xs = np.asarray(fit.get('xs', []), float)
+        mixed = xs[(xs > fit['x_ok']) & (xs < fit['x_bad'])]  # the one LR that mixes outcomes, if any
+        return dict(lr50=10 ** ((fit['x_ok'] + fit['x_bad']) / 2), lr50_lo=10 ** fit['x_ok'], lr50_hi=10 ** fit['x_bad'], open_lo=False, open_hi=False,
+                    mixed_lr=float(10 ** mixed[0]) if len(mixed) else math.nan)
     xg = _grid(fit, step)
     _, lo, hi = fit_band(fit, xg, level)
     inside = xg[(lo <= 0.5) & (hi >= 0.5)]
@@ -136,7 +139,8 @@ def cliff_fit(runs: pd.DataFrame,   # `collapse_runs` rows of one curve (one arm
     r = runs[runs['lr'] >= best]
     fit = logistic_fit(np.log10(r['lr']), r['collapsed'])
     out = dict(best_lr=best, n_runs=int(fit['n']), n_collapsed=int(fit['k']), n_lrs=len(fit['xs']), fit=fit['kind'],
-               lr50=math.nan, lr50_lo=math.nan, lr50_hi=math.nan, open_lo=True, open_hi=True, safe_below=None, needed_from=None, slope=math.nan)
+               lr50=math.nan, lr50_lo=math.nan, lr50_hi=math.nan, open_lo=True, open_hi=True, safe_below=None, needed_from=None, slope=math.nan,
+               mixed_lr=math.nan)
     if fit['kind'] in ('no flip', 'one LR'): return out
     out |= _lr50(fit, rule.cliff['level'], rule.cliff['search_step'])
     if fit['kind'] == 'logistic': out |= _safe_needed(fit, rule) | dict(slope=fit['b'])
@@ -144,7 +148,7 @@ def cliff_fit(runs: pd.DataFrame,   # `collapse_runs` rows of one curve (one arm
 
 # %% ../../nbs/05e_questions_cliff.ipynb #26442736
 CLIFF_COLS = ['best_lr', 'n_runs', 'n_collapsed', 'n_lrs', 'fit', 'lr50', 'lr50_lo', 'lr50_hi', 'open_lo', 'open_hi',
-              'safe_below', 'needed_from', 'slope']
+              'safe_below', 'needed_from', 'slope', 'mixed_lr']  # mixed_lr: a separated fit's one LR that mixes outcomes (else NaN)
 
 def cliff_summary(runs: pd.DataFrame, rule=RULE) -> pd.DataFrame:
     "`cliff_fit` per curve of `collapse_runs` output; the fits themselves in `.attrs['fits']` (curve key -> fit)."
@@ -189,8 +193,12 @@ def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm', rule=RULE) -> st
         return f"{arm_label}: {n}; no LR mixes outcomes, so no P = 0.5 LR can be estimated on these LRs."
     if r['fit'] == 'one LR': return f"{arm_label}: {n}; one LR cannot give a slope."
     if r['fit'] == 'separated':
-        return (f"{arm_label}: {n}; one LR separates them (none collapsed at {_lr(r['lr50_lo'])} or below, every run collapsed "
-                f"from {_lr(r['lr50_hi'])} on), so the fit does not exist: P = 0.5 lies in [{_lr(r['lr50_lo'])}, {_lr(r['lr50_hi'])}].")
+        lo, hi, mixed = _lr(r['lr50_lo']), _lr(r['lr50_hi']), r.get('mixed_lr', math.nan)
+        if mixed == mixed:  # one LR between them mixes outcomes: the likelihood still rises forever with the slope
+            return (f"{arm_label}: {n}; none collapsed at {lo} or below and every run from {hi} on, with only {_lr(mixed)} between "
+                    f"them mixing outcomes, so the fit does not exist: P = 0.5 lies in [{lo}, {hi}], the mixed LR's neighbours.")
+        return (f"{arm_label}: {n}; one LR separates them (none collapsed at {lo} or below, every run collapsed "
+                f"from {hi} on), so the fit does not exist: P = 0.5 lies in [{lo}, {hi}].")
     lo, hi, safe, need = _fit_words(r, rule.cliff)
     return f"{arm_label}: {n}; P(collapse) = 0.5 at {_lr(r['lr50'])} [{lo}, {hi}]; {safe}; {need}."
 

@@ -17,7 +17,8 @@ from ..rule import RULE
 
 # %% auto #0
 __all__ = ['KIND', 'ShiftError', 'lr50_interval', 'shift_interval', 'envelope', 'predict_shift', 'check_prediction',
-           'write_prediction', 'read_prediction', 'signed_decades', 'score_shift', 'folder_commit', 'committed_folder']
+           'write_prediction', 'read_prediction', 'signed_decades', 'verdict_margin', 'score_shift', 'folder_commit',
+           'committed_folder']
 
 # %% ../../nbs/05f_questions_shift.ipynb #70b12a91
 class ShiftError(ValueError):
@@ -148,20 +149,30 @@ def _move_verdict(m: list, e: float) -> tuple:
     if -e < m[0] and m[2] < e: return 'not supported', None, f"{iv} lies inside (-{e}, +{e}), the smallest effect"
     return 'inconclusive', None, f"{iv} includes 0 and reaches the smallest effect ({e} decades)"
 
+# %% ../../nbs/05f_questions_shift.ipynb #b2e4d6f1
+def verdict_margin(m: list, e: float, step: float) -> str:
+    "'' when the rule's verdict on the move `m` survives widening both ends by `step` decades; else why it does not."
+    v, wider = _move_verdict(m, e)[0], [m[0] - step, m[1], m[2] + step]
+    w = _move_verdict(wider, e)[0]
+    if w == v: return ''
+    return (f"it is decided by less than the {step:g}-decade step on which the rule reads an lr50 interval: with both ends "
+            f"of the move one step wider, [{signed_decades(wider[0])}, {signed_decades(wider[2])}], it would be {w}")
+
 # %% ../../nbs/05f_questions_shift.ipynb #afc505d5
 def score_shift(prediction: dict,       # a shift prediction (`predict_shift`, `read_prediction`)
                 observed,               # the configuration's observed lr50 [lo, point, hi] (None on an open side)
                 base,                   # the base's observed lr50 [lo, point, hi] (closed)
                 rule=RULE,              # the analysis rule: `shift.smallest_effect`
                ) -> dict:
-    "The prediction scored (inside, overlap, in words) and the rule's verdict on the move from the base (supported / not supported / inconclusive)."
+    "The prediction scored (inside, overlap, in words) and the rule's verdict on the move from the base (supported / not supported / inconclusive), with `verdict_margin`."
     check_prediction(prediction)
     o, b = _triple('observed', observed, positive=True, closed=False), _triple('base', base, positive=True)
     s, words, overlap = _scored(o, prediction['lr50'][0], prediction['lr50'][2])
     m, e = shift_interval(b, o), rule.shift['smallest_effect']
     verdict, direction, why = _move_verdict(m, e)
     return dict(study=prediction['study'], predicted=list(prediction['lr50']), observed=o, base=b, inside=s == 'inside' if s in ('inside', 'outside') else None,
-                score=words, overlap=overlap, move=m, smallest_effect=e, verdict=verdict, direction=direction, why=why)
+                score=words, overlap=overlap, move=m, smallest_effect=e, verdict=verdict, direction=direction, why=why,
+                margin=verdict_margin(m, e, rule.cliff['search_step']))
 
 # %% ../../nbs/05f_questions_shift.ipynb #f29521d0
 def _git(top, *args) -> subprocess.CompletedProcess:
