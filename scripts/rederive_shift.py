@@ -131,7 +131,9 @@ def score(o, lo, hi):
 
 
 def verdict(m, e):
-    """`shift.verdict` on the move `m` with the smallest effect `e`: (verdict, direction)."""
+    """`shift.verdict` on the move `m` with the smallest effect `e`: (verdict, direction). The ends are rounded to 1e-9
+    decades first, so float noise (a 1e-17 left over from two grids) never decides it."""
+    m = [round(x, 9) if x is not None and math.isfinite(x) else x for x in m]
     if m[0] > 0 or m[2] < 0:
         return "supported", "up" if m[0] > 0 else "down"
     if -e < m[0] and m[2] < e:
@@ -139,11 +141,12 @@ def verdict(m, e):
     return "inconclusive", None
 
 
-def wider_verdict(m, e, step):
-    """The verdict on the move `m` with both ends one `step` (the rule's `cliff.search_step`, on which the base's lr50
-    interval is read) wider; None where it is the verdict of `m` itself. Where it is not None, the rule's verdict is
-    decided by less than the rule's own reading step, and the lines say so."""
-    w = verdict([m[0] - step, m[1], m[2] + step], e)[0]
+def wider_verdict(m, e, step, reads):
+    """The verdict on the move `m` with both ends `reads` steps of `step` (the rule's `cliff.search_step`) wider, one
+    step for each of the two lr50 intervals that is a logistic fit's band read on that grid (an end up to a step inside
+    the band's edge; a separated bracket's ends are LRs that ran); None where it is the verdict of `m` itself. Where it
+    is not None, the rule's verdict is decided by less than the rule's own reading grid, and the lines say so."""
+    w = verdict([m[0] - reads * step, m[1], m[2] + reads * step], e)[0]
     return None if w == verdict(m, e)[0] else w
 
 
@@ -173,9 +176,11 @@ def derive(runs_dir, rules_dir, predictions_dir):
             o = triple(f"{c['folder']}: the observed lr50", c["lr50"], closed=False)
             s, words, overlap = score(o, p["lr50"][0], p["lr50"][2])
             m = move(b, o)
+            reads = sum(x["arms"][cr["arms"][0]]["kind"] == "logistic" for x in (base, c))  # lr50 intervals read on the grid
             v, direction = verdict(m, rule["smallest_effect"])
             entry.update(inside=None if s == "not scored" else s == "inside", score=words, overlap=overlap, move=m,
-                         verdict=v, direction=direction, wider_verdict=wider_verdict(m, rule["smallest_effect"], cr["search_step"]))
+                         verdict=v, direction=direction, grid_reads=reads,
+                         wider_verdict=wider_verdict(m, rule["smallest_effect"], cr["search_step"], reads))
         studies.append(entry)
     return dict(rule=dict(measure=rule["measure"], base=rule["base"], smallest_effect=rule["smallest_effect"],
                           criterion=cr["criterion"], level=cr["level"], search_step=cr["search_step"]),
@@ -220,8 +225,8 @@ def lines(res):
             yield f"  score: {s['score']}; overlap: {s['overlap']}; move from the base {dec(s['move'])} decades"
             yield f"  {'verdict' if s['complete'] else 'interim verdict'}: {s['verdict']}" + (f" ({s['direction']})" if s["direction"] else "")
             if s["wider_verdict"]:
-                yield (f"  its margin is thin: with both ends of the move one reading step ({r['search_step']} decades) wider "
-                       f"it would be {s['wider_verdict']}")
+                yield (f"  its margin is thin: with both ends of the move {s['grid_reads']} reading step(s) ({r['search_step']} "
+                       f"decades each, one per lr50 interval read on the grid) wider it would be {s['wider_verdict']}")
 
 
 def main(argv=None):

@@ -235,7 +235,10 @@ def is_shallow(path) -> bool:
 def _shallow_marker(top: Path) -> bool:
     "Whether git's `shallow` file (the commits at which a shallow clone's history was cut) is in the checkout's git folder."
     r = _git(top, 'rev-parse', '--git-dir')
-    return r is not None and r.returncode == 0 and (Path(top)/r.stdout.strip()/'shallow').is_file()
+    if r is None or r.returncode: return False
+    gd = Path(top)/r.stdout.strip()
+    if (gd/'commondir').is_file(): gd = gd/(gd/'commondir').read_text().strip()  # a linked worktree: the marker is the main repository's
+    return (gd/'shallow').is_file()
 
 # %% ../../nbs/07e_check.ipynb #24afe7f9
 def require_committed(path, what: str = 'prediction'):

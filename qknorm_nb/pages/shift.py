@@ -12,7 +12,7 @@ import pandas as pd
 from ..files import ARM, COMPLETE, read_json, StudyLoader
 from ..analysis.metrics import OFF, optimal_lr
 from ..questions.cliff import collapse_runs, cliff_summary, plot_cliff
-from ..questions.shift import ShiftError, lr50_interval, score_shift, read_prediction, signed_decades
+from ..questions.shift import ShiftError, lr50_interval, lr50_on_grid, score_shift, read_prediction, signed_decades
 from ..study.sweep import collect_results
 from ..ladder.check import git_file, git_version, is_shallow
 from .plumbing import fmt
@@ -186,10 +186,12 @@ def tuned_words(ended: pd.DataFrame,  # the study's ended results (`study_state`
 # %% ../../nbs/08h_pages_shift.ipynb #aaa9d7ba
 def shift_result(runs: pd.DataFrame|None, # `collapse_runs` of the study (None: no run has ended)
                  base_lr50: list,         # the base configuration's off-arm lr50 (`lr50_interval`), read once by the caller
-                 pred: dict, rule) -> dict:
+                 pred: dict, rule,
+                 base_on_grid: bool = True, # whether the base's lr50 interval is read on the rule's grid (`lr50_on_grid`)
+                ) -> dict:
     "The prediction scored against the study's off-arm lr50, with the rule's verdict on the move from the base; {'pending': why} when there is nothing to score."
     if runs is None or not (runs[ARM] == OFF).any(): return dict(pending='no run of the off arm has ended yet')
-    return score_shift(pred, lr50_interval(runs, rule), base_lr50, rule)
+    return score_shift(pred, lr50_interval(runs, rule), base_lr50, rule, reads=int(lr50_on_grid(runs, rule)) + int(base_on_grid))
 
 # %% ../../nbs/08h_pages_shift.ipynb #22112e69
 def score_words(sc: dict, complete: bool) -> str:
@@ -234,19 +236,19 @@ def plot_shift(panels: list,        # (title, collapse_table rows, fits) per con
     return fig
 
 # %% ../../nbs/08h_pages_shift.ipynb #20f3293e
-def shift_row(pred_file, runs_dir, base_lr50: list, rule) -> dict:
+def shift_row(pred_file, runs_dir, base_lr50: list, rule, base_on_grid: bool = True) -> dict:
     "One shift study's line of the overview: its prediction, cells ended, observed lr50, score and verdict (interim while cells remain)."
     pred = read_prediction(pred_file)
     st = study_state(Path(runs_dir)/pred['study'], rule, pred['study'])
     row = dict(study=pred['study'], predicted=lr50_words(pred['lr50']), cells='not started', observed='–', score='–', verdict='–')
     if not st['started']: return row
-    sc = shift_result(st['runs'], base_lr50, pred, rule)
+    sc = shift_result(st['runs'], base_lr50, pred, rule, base_on_grid)
     row['cells'] = f"{len(st['ended'])} of {st['n_cells']} ended"
     if 'pending' in sc: return row | dict(score=sc['pending'])
-    return row | dict(observed=lr50_words(sc['observed']), score=sc['score'], verdict=sc['verdict'] + (' (within a reading step)' if sc.get('margin') else '')
+    return row | dict(observed=lr50_words(sc['observed']), score=sc['score'], verdict=sc['verdict'] + (' (thin margin)' if sc.get('margin') else '')
                                                                              + ('' if st['complete'] else ' (interim)'))
 
-def shift_overview(pred_files, runs_dir, base_lr50: list, rule) -> pd.DataFrame:
+def shift_overview(pred_files, runs_dir, base_lr50: list, rule, base_on_grid: bool = True) -> pd.DataFrame:
     "Every shift prediction's line (`shift_row`), in the order given."
-    return pd.DataFrame([shift_row(f, runs_dir, base_lr50, rule) for f in pred_files],
+    return pd.DataFrame([shift_row(f, runs_dir, base_lr50, rule, base_on_grid) for f in pred_files],
                         columns=['study', 'predicted', 'cells', 'observed', 'score', 'verdict'])

@@ -71,7 +71,9 @@ def _separated(base: dict, x, y) -> dict|None:
     if top_ok > low_bad: return None
     ux = base['xs']
     ok, bad = ux[ux < low_bad], ux[ux > top_ok]  # LRs where every run trained / every run collapsed
-    return dict(base, kind='separated', x_ok=ok.max() if len(ok) else low_bad, x_bad=bad.min() if len(bad) else top_ok)
+    mixed = [u for u in ux if 0 < y[x == u].sum() < (x == u).sum()]  # the one LR whose runs went both ways, if any
+    return dict(base, kind='separated', x_ok=ok.max() if len(ok) else low_bad, x_bad=bad.min() if len(bad) else top_ok,
+                x_mixed=float(mixed[0]) if mixed else None)
 
 # %% ../../nbs/05e_questions_cliff.ipynb #3e311867
 def logistic_fit(x, y) -> dict:
@@ -104,10 +106,9 @@ def _exp10(x) -> float: return math.inf if x > 300 else 10 ** x  # an LR from it
 def _lr50(fit, level, step) -> dict:
     "The P = 0.5 LR and the band's interval around it; `open_lo`/`open_hi` where the interval reaches the fitted range's end."
     if fit['kind'] == 'separated':  # no fit: the bracket between the last LR with no collapse and the first with only collapses
-        xs = np.asarray(fit.get('xs', []), float)
-        mixed = xs[(xs > fit['x_ok']) & (xs < fit['x_bad'])]  # the one LR that mixes outcomes, if any
+        mixed = fit.get('x_mixed')  # the one LR whose runs went both ways, if any
         return dict(lr50=10 ** ((fit['x_ok'] + fit['x_bad']) / 2), lr50_lo=10 ** fit['x_ok'], lr50_hi=10 ** fit['x_bad'], open_lo=False, open_hi=False,
-                    mixed_lr=float(10 ** mixed[0]) if len(mixed) else math.nan)
+                    mixed_lr=float(10 ** mixed) if mixed is not None else math.nan)
     xg = _grid(fit, step)
     _, lo, hi = fit_band(fit, xg, level)
     inside = xg[(lo <= 0.5) & (hi >= 0.5)]
@@ -195,8 +196,8 @@ def cliff_words(r: dict|pd.Series, arm_label: str = 'this arm', rule=RULE) -> st
     if r['fit'] == 'separated':
         lo, hi, mixed = _lr(r['lr50_lo']), _lr(r['lr50_hi']), r.get('mixed_lr', math.nan)
         if mixed == mixed:  # one LR between them mixes outcomes: the likelihood still rises forever with the slope
-            return (f"{arm_label}: {n}; none collapsed at {lo} or below and every run from {hi} on, with only {_lr(mixed)} between "
-                    f"them mixing outcomes, so the fit does not exist: P = 0.5 lies in [{lo}, {hi}], the mixed LR's neighbours.")
+            return (f"{arm_label}: {n}; only {_lr(mixed)} mixes outcomes (none collapsed below it, every run collapsed above it), "
+                    f"so the fit does not exist: P = 0.5 lies in [{lo}, {hi}].")
         return (f"{arm_label}: {n}; one LR separates them (none collapsed at {lo} or below, every run collapsed "
                 f"from {hi} on), so the fit does not exist: P = 0.5 lies in [{lo}, {hi}].")
     lo, hi, safe, need = _fit_words(r, rule.cliff)

@@ -17,8 +17,8 @@ from ..rule import RULE
 
 # %% auto #0
 __all__ = ['KIND', 'ShiftError', 'lr50_interval', 'shift_interval', 'envelope', 'predict_shift', 'check_prediction',
-           'write_prediction', 'read_prediction', 'signed_decades', 'verdict_margin', 'score_shift', 'folder_commit',
-           'committed_folder']
+           'write_prediction', 'read_prediction', 'signed_decades', 'verdict_margin', 'lr50_on_grid', 'score_shift',
+           'folder_commit', 'committed_folder']
 
 # %% ../../nbs/05f_questions_shift.ipynb #70b12a91
 class ShiftError(ValueError):
@@ -144,25 +144,32 @@ def signed_decades(x: float) -> str:
 
 def _move_verdict(m: list, e: float) -> tuple:
     "(verdict, direction, why): the rule's verdict on the move `m` ([lo, point, hi] decades), with `e` the smallest effect."
+    m = [round(x, 9) if x is not None and math.isfinite(x) else x for x in m]  # float noise (1e-17) never decides a verdict
     iv = f"the move [{signed_decades(m[0])}, {signed_decades(m[2])}] decades"
     if m[0] > 0 or m[2] < 0: return 'supported', ('up' if m[0] > 0 else 'down'), f"{iv} excludes 0: the cliff moves {'up' if m[0] > 0 else 'down'}"
     if -e < m[0] and m[2] < e: return 'not supported', None, f"{iv} lies inside (-{e}, +{e}), the smallest effect"
     return 'inconclusive', None, f"{iv} includes 0 and reaches the smallest effect ({e} decades)"
 
 # %% ../../nbs/05f_questions_shift.ipynb #b2e4d6f1
-def verdict_margin(m: list, e: float, step: float) -> str:
-    "'' when the rule's verdict on the move `m` survives widening both ends by `step` decades; else why it does not."
-    v, wider = _move_verdict(m, e)[0], [m[0] - step, m[1], m[2] + step]
+def verdict_margin(m: list, e: float, step: float, reads: int = 1) -> str:
+    "'' when the rule's verdict on the move `m` survives widening both ends by `reads` steps of `step` decades (one per lr50 interval read on the grid); else why it does not."
+    v, wider = _move_verdict(m, e)[0], [m[0] - reads * step, m[1], m[2] + reads * step]
     w = _move_verdict(wider, e)[0]
     if w == v: return ''
-    return (f"it is decided by less than the {step:g}-decade step on which the rule reads an lr50 interval: with both ends "
-            f"of the move one step wider, [{signed_decades(wider[0])}, {signed_decades(wider[2])}], it would be {w}")
+    said = 'one step' if reads == 1 else f'{reads} steps'
+    return (f"it is decided by less than the {step:g}-decade grid on which the rule reads an lr50 interval ({reads} of the two "
+            f"here): with both ends of the move {said} wider, [{signed_decades(wider[0])}, {signed_decades(wider[2])}], it would be {w}")
+
+def lr50_on_grid(runs: pd.DataFrame, rule=RULE) -> bool:
+    "Whether the off arm's lr50 interval (`lr50_interval`) is a logistic fit's band read on the rule's grid, rather than LRs that ran."
+    return cliff_fit(_one_off_arm(runs), rule)['fit'] == 'logistic'
 
 # %% ../../nbs/05f_questions_shift.ipynb #afc505d5
 def score_shift(prediction: dict,       # a shift prediction (`predict_shift`, `read_prediction`)
                 observed,               # the configuration's observed lr50 [lo, point, hi] (None on an open side)
                 base,                   # the base's observed lr50 [lo, point, hi] (closed)
                 rule=RULE,              # the analysis rule: `shift.smallest_effect`
+                reads: int = 1,         # how many of the two lr50 intervals are read on the rule's grid (`lr50_on_grid`)
                ) -> dict:
     "The prediction scored (inside, overlap, in words) and the rule's verdict on the move from the base (supported / not supported / inconclusive), with `verdict_margin`."
     check_prediction(prediction)
@@ -172,7 +179,7 @@ def score_shift(prediction: dict,       # a shift prediction (`predict_shift`, `
     verdict, direction, why = _move_verdict(m, e)
     return dict(study=prediction['study'], predicted=list(prediction['lr50']), observed=o, base=b, inside=s == 'inside' if s in ('inside', 'outside') else None,
                 score=words, overlap=overlap, move=m, smallest_effect=e, verdict=verdict, direction=direction, why=why,
-                margin=verdict_margin(m, e, rule.cliff['search_step']))
+                margin=verdict_margin(m, e, rule.cliff['search_step'], reads))
 
 # %% ../../nbs/05f_questions_shift.ipynb #f29521d0
 def _git(top, *args) -> subprocess.CompletedProcess:
