@@ -37,7 +37,11 @@ What it reads (nothing is written):
     statements rest on, each named with its statement) and n_params from their summaries;
   - runs/cpu-tinystories (the gap at each arm's own best LR, one depth, with its paired-or-Welch interval at the rule's
     `intervals.level`) and runs/depth-confirm with its own rule studies/rules/depth-confirm.yaml (its design, and its
-    slope with the seed bootstrap, re-derived).
+    slope with the seed bootstrap, re-derived);
+  - the shift studies (analysis.yaml `shift`; runs/width-s6100-tinystories against the cliff study, the base) through
+    scripts/rederive_shift.py, and from it the off arm's lr50 (a bracket around the one LR that mixes outcomes), the
+    move, its verdict and that verdict with the move's ends widened by the rule's reading grid, quoted once every
+    listed cell has ended.
 
 The tuned LR is the cliff's off arm's best LR; a grid LR is written as its multiple of the tuned LR to two significant
 figures (0.0548 / 0.01 -> "5.5×", 0.173 / 0.01 -> "17×"), and a README multiple names the grid LR that writes so.
@@ -76,6 +80,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, wherever this runs from
 import rederive_cliff as C  # noqa: E402  the cliff's statistics (a sibling module: see its docstring)
 import rederive_depth as D  # noqa: E402  H3 at 6,100 steps, which the README quotes
+import rederive_shift as SH  # noqa: E402  the shift studies (width, tokens per step), which the README quotes
 from rederive_ladder import (PRIMARY, arm_edges, describe_threshold, fmt_edge, mean_or_none,  # noqa: E402
                              mechanism_table, median_or_none, necessity, probe_measures, report_predictions, report_rung,
                              threshold)
@@ -519,7 +524,7 @@ class Facts:
 
     def __init__(self, rungs, mech, gains, check, scores, h1, h2, cliff=None):
         self.rungs, self.mech_, self.gains_, self.check_, self.scores, self.h1, self.h2 = rungs, mech, gains, check, scores, h1, h2
-        self.cliff_, self.scope_, self.depth_, self.h3_ = cliff, None, None, None
+        self.cliff_, self.scope_, self.depth_, self.h3_, self.shift_ = cliff, None, None, None, None
 
     def rung(self, name="steps-s6100"):
         if name not in self.rungs:
@@ -576,6 +581,25 @@ class Facts:
             self.h3_ = r
         return self.h3_
 
+    def shift_rule(self):
+        if self.shift_ is None:
+            self.shift_ = SH.derive(RUNS, RULES, RULES.parent / "predictions")
+        return self.shift_["rule"]
+
+    def shift(self, study):
+        """A shift study (analysis.yaml `shift`, its committed prediction in studies/predictions) from
+        scripts/rederive_shift.py, with the base; Missing until every listed cell has ended (before that its verdict is
+        not the rule's)."""
+        if self.shift_ is None:
+            self.shift_ = SH.derive(RUNS, RULES, RULES.parent / "predictions")
+        s = next((x for x in self.shift_["studies"] if x["study"] == study), None)
+        if s is None or not s["started"]:
+            raise Missing(f"{study}: " + ("no committed prediction" if s is None else "not started"))
+        if not s["complete"] or "verdict" not in s:
+            raise Missing(f"{study}: {s['ended']} of {s['listed']} cells ended"
+                          + ("" if s["complete"] else ": the verdict is interim") + ("" if "verdict" in s else "; no lr50"))
+        return dict(s, base=self.shift_["base"])
+
     def scope(self):
         if self.scope_ is None:
             self.scope_ = scope()
@@ -586,6 +610,14 @@ class Facts:
         if len(xs) != 1:
             raise Missing(f"{what} is not one value: {sorted(xs)}")
         return xs.pop()
+
+
+def decades(x):
+    """A move in decades, signed, to 2 decimals; one that would round to 0.00 keeps one significant digit (so an end
+    that excludes 0 never reads as 0), as the shift page writes it."""
+    if x == 0 or abs(x) >= 0.005:
+        return f"{x:+.2f}"
+    return f"{x:+.{min(-math.floor(math.log10(abs(x))), 9)}f}"
 
 
 def lr_key(said, lrs):
@@ -802,6 +834,36 @@ def quotes(F):
         arms = [h["depths"][str(d)]["arms"][OFF] for d in h["slope_depths"]]
         return sum(((a["lr50"], (a["lo"], a["hi"])) for a in arms), ())
 
+    def width():  # the width study under the shift rule (Missing until every listed cell has ended)
+        return F.shift("width-s6100-tinystories"), None
+
+    def width_move():  # shape, size, the lr50 bracket, the one LR mixing outcomes inside it, the midpoint, the move, the verdict
+        w, _ = width()
+        lo, pt, hi = w["lr50"]
+        if None in (lo, pt, hi) or math.inf in map(abs, w["move"]):
+            raise Missing(f"the width study's lr50 {w['lr50']} has an open side")
+        mixed = [t for t in w["arms"][OFF]["table"] if lo * (1 + 1e-9) < t["lr"] < hi * (1 - 1e-9)]  # strictly inside (the ends are 10**log10)
+        if w["arms"][OFF]["kind"] != "separated" or len(mixed) != 1 or not 0 < mixed[0]["k"] < mixed[0]["n"]:
+            raise Missing(f"the width study's lr50 is not a bracket around one LR that mixes outcomes ({w['arms'][OFF]['kind']})")
+        m = mixed[0]
+        return (w["shape"]["n_layer"], w["shape"]["n_embd"], size_m(load_study(RUNS / w["study"])[0], "the width study"),
+                (lo, hi), m["k"], m["n"], m["lr"], pt, w["move"][1], (w["move"][0], w["move"][2]), F.cliff()["cfg"]["n_embd"],
+                w["verdict"])
+
+    def width_wider():  # the rule's reading grid, and the verdict that many grid steps wider (rederive_shift), said only where it differs
+        w, _ = width()
+        if w["wider_verdict"] is None:
+            raise Missing("the width verdict is the same with the move's ends widened by the grid: nothing to say")
+        return F.shift_rule()["search_step"], w["wider_verdict"], {1: "one grid step", 2: "two grid steps"}[w["grid_reads"]]
+
+    def move_words():  # H3's verdict and the width verdict in the words of item 3's heading; a thin margin reads 'may'
+        w = F.shift("width-s6100-tinystories")
+        thin = w["wider_verdict"] is not None
+        wd = {("supported", "down"): ("lowers it", "may lower it"), ("supported", "up"): ("raises it", "may raise it"),
+              ("not supported", None): ("does not move it", "may move it"), ("inconclusive", None): ("may move it", "may move it")}
+        return ({"not supported": "does not lower", "supported": "lowers", "inconclusive": "may lower"}[F.h3()["verdict"]],
+                wd[(w["verdict"], w["direction"])][thin])
+
     def not_measured(tok, tps):  # what the scope says was not measured: a tokenizer and a tokens-a-step
         sc = F.scope()
         t = tok if not ({"gpt2", "bpe", "tiktoken"} & {x.lower() for x in sc["tokenizers"]}) else f"{tok} (measured)"
@@ -839,6 +901,19 @@ def quotes(F):
                       {0: "trained as long", 1: "trained longer", -1: "trained shorter"}[
                           (F.check()["cfg"]["max_iters"] > cliff_cfg()["max_iters"]) - (F.check()["cfg"]["max_iters"] < cliff_cfg()["max_iters"])]),
           (W, N, N, ASIS, W)),
+        Q("H3's verdict and the width verdict in words (analysis.yaml `h3` and `shift`; 'may' where the width verdict's margin is thin)",
+          "**Depth {does not lower|lowers|may lower} the cliff (below); width "
+          "{lowers it|may lower it|raises it|may raise it|does not move it|may move it}.**", lambda *s: move_words(), (W, W)),
+        Q("the width study: shape, size, the off arm's lr50 bracket, the LR mixing outcomes inside it, the midpoint, the move and the verdict",
+          "At {n} layers, d={n} ({n}M parameters) P(collapse) = 0.5 without QK-norm in {b} ({n} of {n} seeds at {n}; midpoint {n}), "
+          "{n} {b} decades from d={n}: {supported|not supported|inconclusive}",
+          lambda *s: width_move(),
+          (N, N, ASIS, B2, N, N, N, S2, lambda v, s: decades(v), lambda v, s: f"[{decades(v[0])}, {decades(v[1])}]", N, W)),
+        Q("the rule's reading grid and the width verdict that much wider (rederive_shift's wider_verdict)",
+          "on the rule's {n}-decade grid, {inconclusive|supported|not supported} {one grid step|two grid steps} wider",
+          lambda *s: width_wider(), (N, W, W)),
+        Q("the core shape's layers, width and size", "At {n} layers, d={n} ({n}M parameters) without it a run ends",
+          lambda *s: (F.check()["cfg"]["n_layer"], F.check()["cfg"]["n_embd"], size_m(F.check()["runs"], "the check")), (N, N, ASIS)),
         Q("where the core shape's threshold lies against its best LR", "QK-norm is needed {from its best LR on|above its best LR|below its best LR}",
           lambda s: (sits(),), W),
         Q("the rule's primary margin, and the core shape's threshold", "a run ends *materially worse* (a seed-mean loss more than {n} "
@@ -1106,7 +1181,9 @@ MUTANTS = [("about 4×", "about 6×"), ("From about 7×", "From about 8×"), ("9
            ("whose tuned LR is 0.01", "whose tuned LR is 0.0173"), ("0.2M parameters", "0.3M parameters"),
            ("Its best LR, 0.01,", "Its best LR, 0.0316,"), ("0.039 [0.016, 0.063]", "0.039 [0.010, 0.063]"), ("0.056 [0.043, 0.10]", "0.056 [0.043, 0.11]"),
            ("2,048 tokens a step", "4,096 tokens a step"), ("probability below 0.1", "probability below 0.05"),
-           ("its tuned LR may lie lower", "its tuned LR is known"), ("is the lowest it ran", "is the highest it ran"), ("0.0774\n  [0.060, 0.095]", "0.0774\n  [0.060, 0.11]"), ("(seed median, 6,100 steps)", "(seed median, 2,000 steps)")]
+           ("its tuned LR may lie lower", "its tuned LR is known"), ("0.047 [0.030, 0.074]", "0.047 [0.030, 0.10]"),
+           ("(1.8M parameters)", "(2.8M parameters)"), ("2 of 4 seeds at 0.0548", "3 of 4 seeds at 0.0548"), ("inconclusive one grid step wider", "not supported one grid step wider"),
+           ("width may lower it", "width lowers it"), ("midpoint 0.047", "midpoint 0.055"), ("is the lowest it ran", "is the highest it ran"), ("0.0774\n  [0.060, 0.095]", "0.0774\n  [0.060, 0.11]"), ("(seed median, 6,100 steps)", "(seed median, 2,000 steps)")]
 
 
 def self_test(facts, bad):
