@@ -581,24 +581,23 @@ class Facts:
             self.h3_ = r
         return self.h3_
 
-    def shift_rule(self):
+    def shifts(self):
+        """scripts/rederive_shift.py's every number (its `derive`), derived once."""
         if self.shift_ is None:
             self.shift_ = SH.derive(RUNS, RULES, RULES.parent / "predictions")
-        return self.shift_["rule"]
+        return self.shift_
 
     def shift(self, study):
         """A shift study (analysis.yaml `shift`, its committed prediction in studies/predictions) from
         scripts/rederive_shift.py, with the base; Missing until every listed cell has ended (before that its verdict is
         not the rule's)."""
-        if self.shift_ is None:
-            self.shift_ = SH.derive(RUNS, RULES, RULES.parent / "predictions")
-        s = next((x for x in self.shift_["studies"] if x["study"] == study), None)
+        s = next((x for x in self.shifts()["studies"] if x["study"] == study), None)
         if s is None or not s["started"]:
             raise Missing(f"{study}: " + ("no committed prediction" if s is None else "not started"))
         if not s["complete"] or "verdict" not in s:
             raise Missing(f"{study}: {s['ended']} of {s['listed']} cells ended"
                           + ("" if s["complete"] else ": the verdict is interim") + ("" if "verdict" in s else "; no lr50"))
-        return dict(s, base=self.shift_["base"])
+        return dict(s, base=self.shifts()["base"])
 
     def scope(self):
         if self.scope_ is None:
@@ -835,10 +834,10 @@ def quotes(F):
         return sum(((a["lr50"], (a["lo"], a["hi"])) for a in arms), ())
 
     def width():  # the width study under the shift rule (Missing until every listed cell has ended)
-        return F.shift("width-s6100-tinystories"), None
+        return F.shift("width-s6100-tinystories")
 
     def width_move():  # shape, size, the lr50 bracket, the one LR mixing outcomes inside it, the midpoint, the move, the verdict
-        w, _ = width()
+        w = width()
         lo, pt, hi = w["lr50"]
         if None in (lo, pt, hi) or math.inf in map(abs, w["move"]):
             raise Missing(f"the width study's lr50 {w['lr50']} has an open side")
@@ -851,13 +850,13 @@ def quotes(F):
                 w["verdict"])
 
     def width_wider():  # the rule's reading grid, and the verdict that many grid steps wider (rederive_shift), said only where it differs
-        w, _ = width()
+        w = width()
         if w["wider_verdict"] is None:
             raise Missing("the width verdict is the same with the move's ends widened by the grid: nothing to say")
-        return F.shift_rule()["search_step"], w["wider_verdict"], {1: "one grid step", 2: "two grid steps"}[w["grid_reads"]]
+        return F.shifts()["rule"]["search_step"], w["wider_verdict"], {1: "one grid step", 2: "two grid steps"}[w["grid_reads"]]
 
     def move_words():  # H3's verdict and the width verdict in the words of item 3's heading; a thin margin reads 'may'
-        w = F.shift("width-s6100-tinystories")
+        w = width()
         thin = w["wider_verdict"] is not None
         wd = {("supported", "down"): ("lowers it", "may lower it"), ("supported", "up"): ("raises it", "may raise it"),
               ("not supported", None): ("does not move it", "may move it"), ("inconclusive", None): ("may move it", "may move it")}
@@ -1181,7 +1180,7 @@ MUTANTS = [("about 4×", "about 6×"), ("From about 7×", "From about 8×"), ("9
            ("whose tuned LR is 0.01", "whose tuned LR is 0.0173"), ("0.2M parameters", "0.3M parameters"),
            ("Its best LR, 0.01,", "Its best LR, 0.0316,"), ("0.039 [0.016, 0.063]", "0.039 [0.010, 0.063]"), ("0.056 [0.043, 0.10]", "0.056 [0.043, 0.11]"),
            ("2,048 tokens a step", "4,096 tokens a step"), ("probability below 0.1", "probability below 0.05"),
-           ("its tuned LR may lie lower", "its tuned LR is known"), ("0.047 [0.030, 0.074]", "0.047 [0.030, 0.10]"),
+           ("its tuned LR may lie lower", "its tuned LR is known"), ("in [0.030, 0.074]", "in [0.030, 0.10]"),
            ("(1.8M parameters)", "(2.8M parameters)"), ("2 of 4 seeds at 0.0548", "3 of 4 seeds at 0.0548"), ("inconclusive one grid step wider", "not supported one grid step wider"),
            ("width may lower it", "width lowers it"), ("midpoint 0.047", "midpoint 0.055"), ("is the lowest it ran", "is the highest it ran"), ("0.0774\n  [0.060, 0.095]", "0.0774\n  [0.060, 0.11]"), ("(seed median, 6,100 steps)", "(seed median, 2,000 steps)")]
 

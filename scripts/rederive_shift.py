@@ -23,8 +23,9 @@ What it derives, per the rule:
   - `shift.verdict`: the move [log10(lo_B / hi_A), log10(B / A), log10(hi_B / lo_A)] in decades from the base A to the
     study B (an open side open), supported when it excludes 0, not supported when it lies inside
     (-smallest_effect, +smallest_effect), otherwise inconclusive; interim until every cell of the study has ended;
-    and that verdict again with both ends of the move one `cliff.search_step` wider (the step on which the base's lr50
-    interval is read), said where it differs: a verdict decided by less than the rule's reading step.
+    and that verdict again with both ends of the move one `cliff.search_step` wider for each of the two lr50
+    intervals that is a logistic fit's band read on that grid (`wider_verdict`), said where it differs: a verdict
+    decided by less than the rule's reading grid.
 
 Exit status: 0 when the numbers were derived, 2 when an input cannot be read (one line on stderr naming the file,
 the field, the value and what is allowed). Nothing is written.

@@ -12,7 +12,7 @@ import pandas as pd
 from ..files import ARM, COMPLETE, read_json, StudyLoader
 from ..analysis.metrics import OFF, optimal_lr
 from ..questions.cliff import collapse_runs, cliff_summary, plot_cliff
-from ..questions.shift import ShiftError, lr50_interval, lr50_on_grid, score_shift, read_prediction, signed_decades
+from ..questions.shift import ShiftError, lr50_interval, lr50_reading, score_shift, read_prediction, signed_decades
 from ..study.sweep import collect_results
 from ..ladder.check import git_file, git_version, is_shallow
 from .plumbing import fmt
@@ -187,11 +187,12 @@ def tuned_words(ended: pd.DataFrame,  # the study's ended results (`study_state`
 def shift_result(runs: pd.DataFrame|None, # `collapse_runs` of the study (None: no run has ended)
                  base_lr50: list,         # the base configuration's off-arm lr50 (`lr50_interval`), read once by the caller
                  pred: dict, rule,
-                 base_on_grid: bool = True, # whether the base's lr50 interval is read on the rule's grid (`lr50_on_grid`)
+                 base_on_grid: bool = True, # whether the base's lr50 interval is read on the rule's grid (`lr50_reading`)
                 ) -> dict:
     "The prediction scored against the study's off-arm lr50, with the rule's verdict on the move from the base; {'pending': why} when there is nothing to score."
     if runs is None or not (runs[ARM] == OFF).any(): return dict(pending='no run of the off arm has ended yet')
-    return score_shift(pred, lr50_interval(runs, rule), base_lr50, rule, reads=int(lr50_on_grid(runs, rule)) + int(base_on_grid))
+    observed, on_grid = lr50_reading(runs, rule)
+    return score_shift(pred, observed, base_lr50, rule, reads=int(on_grid) + int(base_on_grid))
 
 # %% ../../nbs/08h_pages_shift.ipynb #22112e69
 def score_words(sc: dict, complete: bool) -> str:

@@ -16,8 +16,8 @@ from ..analysis.forecast import point_inside
 from ..rule import RULE
 
 # %% auto #0
-__all__ = ['KIND', 'ShiftError', 'lr50_interval', 'shift_interval', 'envelope', 'predict_shift', 'check_prediction',
-           'write_prediction', 'read_prediction', 'signed_decades', 'verdict_margin', 'lr50_on_grid', 'score_shift',
+__all__ = ['KIND', 'ShiftError', 'lr50_reading', 'lr50_interval', 'shift_interval', 'envelope', 'predict_shift',
+           'check_prediction', 'write_prediction', 'read_prediction', 'signed_decades', 'verdict_margin', 'score_shift',
            'folder_commit', 'committed_folder']
 
 # %% ../../nbs/05f_questions_shift.ipynb #70b12a91
@@ -37,18 +37,22 @@ def _one_off_arm(runs: pd.DataFrame) -> pd.DataFrame:
     return off
 
 # %% ../../nbs/05f_questions_shift.ipynb #d38a0219
-def lr50_interval(runs: pd.DataFrame,  # `cliff.collapse_runs` of one configuration (both arms, or the off arm alone)
-                  rule=RULE,          # the analysis rule
-                 ) -> list:
-    "The off arm's P(collapse) = 0.5 LR as [lo, point, hi]; None on a side (or a point) the data leave open."
+def lr50_reading(runs: pd.DataFrame,  # `cliff.collapse_runs` of one configuration (both arms, or the off arm alone)
+                 rule=RULE,          # the analysis rule
+                ) -> tuple:
+    "(the off arm's P(collapse) = 0.5 LR as [lo, point, hi], None on a side (or a point) the data leave open; whether that interval is a logistic fit's band read on the rule's grid rather than LRs that ran), from one fit."
     off = _one_off_arm(runs)
     f = cliff_fit(off, rule)
     num = lambda v, open_=False: None if open_ or not _known(v) else float(v)
-    if f['fit'] == 'separated': return [num(f['lr50_lo']), num(f['lr50']), num(f['lr50_hi'])]
-    if f['fit'] == 'logistic': return [num(f['lr50_lo'], f['open_lo']), num(f['lr50']), num(f['lr50_hi'], f['open_hi'])]
-    if f['fit'] == 'one LR': return [None, None, None]  # one LR mixing outcomes: no slope, so no interval
+    if f['fit'] == 'separated': return [num(f['lr50_lo']), num(f['lr50']), num(f['lr50_hi'])], False
+    if f['fit'] == 'logistic': return [num(f['lr50_lo'], f['open_lo']), num(f['lr50']), num(f['lr50_hi'], f['open_hi'])], True
+    if f['fit'] == 'one LR': return [None, None, None], False  # one LR mixing outcomes: no slope, so no interval
     at = off[off['lr'] >= f['best_lr']]['lr']
-    return [None, None, float(at.min())] if lr50_point(off, rule)[1] == 'below' else [float(at.max()), None, None]
+    return ([None, None, float(at.min())] if lr50_point(off, rule)[1] == 'below' else [float(at.max()), None, None]), False
+
+def lr50_interval(runs: pd.DataFrame, rule=RULE) -> list:
+    "The off arm's P(collapse) = 0.5 LR as [lo, point, hi] (`lr50_reading`)."
+    return lr50_reading(runs, rule)[0]
 
 # %% ../../nbs/05f_questions_shift.ipynb #85b8e499
 def _triple(name: str, v, positive: bool = False, closed: bool = True) -> list:
@@ -160,16 +164,12 @@ def verdict_margin(m: list, e: float, step: float, reads: int = 1) -> str:
     return (f"it is decided by less than the {step:g}-decade grid on which the rule reads an lr50 interval ({reads} of the two "
             f"here): with both ends of the move {said} wider, [{signed_decades(wider[0])}, {signed_decades(wider[2])}], it would be {w}")
 
-def lr50_on_grid(runs: pd.DataFrame, rule=RULE) -> bool:
-    "Whether the off arm's lr50 interval (`lr50_interval`) is a logistic fit's band read on the rule's grid, rather than LRs that ran."
-    return cliff_fit(_one_off_arm(runs), rule)['fit'] == 'logistic'
-
 # %% ../../nbs/05f_questions_shift.ipynb #afc505d5
 def score_shift(prediction: dict,       # a shift prediction (`predict_shift`, `read_prediction`)
                 observed,               # the configuration's observed lr50 [lo, point, hi] (None on an open side)
                 base,                   # the base's observed lr50 [lo, point, hi] (closed)
                 rule=RULE,              # the analysis rule: `shift.smallest_effect`
-                reads: int = 1,         # how many of the two lr50 intervals are read on the rule's grid (`lr50_on_grid`)
+                reads: int = 1,         # how many of the two lr50 intervals are read on the rule's grid (`lr50_reading`)
                ) -> dict:
     "The prediction scored (inside, overlap, in words) and the rule's verdict on the move from the base (supported / not supported / inconclusive), with `verdict_margin`."
     check_prediction(prediction)
