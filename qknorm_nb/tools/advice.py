@@ -15,7 +15,10 @@ from .advise import advise
 __all__ = ['format_advice', 'add_advise_args', 'advise_main']
 
 # %% ../../nbs/09g_advice.ipynb #741b9b98
-def _lr3(t) -> str: return f"{fmt_num(t[1])} [{fmt_num(t[0])}, {fmt_num(math.inf if t[2] is None else t[2])}]"  # [lo, point, hi] as 'point [lo, hi]'; JSON's null end: ∞
+def _lr3(t) -> str:
+    "[lo, point, hi] as 'point [lo, hi]'; an open end reads so: 0 below (a tuned LR censored below), JSON's null above (∞)."
+    lo = 'open below' if t[0] <= 0 else fmt_num(t[0])  # an LR is positive: a 0 end means no lower bound, not an LR of 0
+    return f"{fmt_num(t[1])} [{lo}, {fmt_num(math.inf if t[2] is None else t[2])}]"
 
 # %% ../../nbs/09g_advice.ipynb #1f31dc09
 def _p(x: float) -> str:
