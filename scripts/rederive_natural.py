@@ -369,6 +369,7 @@ SCOPE = {
     "cpu-tinystories": "the 'Tuned' bullet (300 steps, 4 layers)",
     "depth-confirm": "the depth bullet (280 runs, 2-16 layers)",
     "depth-s6100-tinystories": "the depth bullet at 6,100 steps (H3)",
+    "width-s6100-tinystories": "the answer's width sentence (the shift rule)",
 }
 
 
