@@ -23,8 +23,8 @@ __all__ = ['PUBLISHED', 'AXES', 'SAME_RUN', 'GROUP', 'ARMS', 'NUMERIC', 'CATEGOR
            'outside_range']
 
 # %% ../../nbs/09a_groups.ipynb #31d30568
-PUBLISHED = ('cliff-tinystories', 'width-s6100-tinystories', 'depth-s6100-tinystories', 'length-tinystories', 'mechanism-tinystories',
-             'mechanism-gains-tinystories', 'cpu-tinystories', 'depth-confirm', 'ladder', 'length')  # under runs/; the first folder holding a run names it
+PUBLISHED = ('cliff-tinystories', 'width-s6100-tinystories', 'depth-s6100-tinystories', 'length-tinystories',
+             'mechanism-tinystories', 'mechanism-gains-tinystories', 'cpu-tinystories', 'depth-confirm', 'ladder', 'length')  # under runs/; the first folder holding a run names it
 AXES = dict(n_layer='log10', n_embd='log10', steps='log10', batch_tokens='log10', tokenizer='category', corpus='category')  # distance: decades
 SAME_RUN = ('n_head', 'warmup_iters', 'dataset')  # beside the axes, what makes two groups different runs (the text file, the warmup)
 GROUP = [*AXES, *SAME_RUN]  # one group: these equal
