@@ -170,7 +170,7 @@ def fit_axis(gs: pd.DataFrame, axis: str, q: str = 'threshold', n: int = N_REPLI
     dof = len(d) - len(fs) - 1  # the groups' scatter about the lines, beyond what their brackets allow, as a t draw on the slope
     note = ''
     if dof >= 1: reps = reps + math.sqrt(((y - b * x) ** 2).sum() / dof / sxx) * rng.standard_t(dof, n)
-    else: note = f"{len(d)} groups in {len(fs)} families leave no scatter to measure: the interval is their brackets' alone"
+    else: note = f"{len(d)} groups in {len(fs)} famil{'y' if len(fs) == 1 else 'ies'} leave no scatter to measure: the interval is their brackets' alone"
     return out | dict(slope=b, reps=reps, span=(float(d[axis].min()), float(d[axis].max())), note=note)
 
 # %% ../../nbs/09a_groups.ipynb #3eb20c79
