@@ -14,7 +14,8 @@ __all__ = ['COMPLETE', 'ENDED', 'KINDS', 'SUMMARY_NUMBERS', 'SUMMARY_COUNTS', 'R
            'DESIGN_FIELDS', 'SAMPLE_FILES', 'fault_point', 'reset_fault_points', 'pid_alive', 'remove_stale_tmp',
            'replace_atomically', 'atomic_write', 'atomic_save', 'json_safe', 'write_json', 'write_jsonl', 'FileError',
            'read_text', 'read_json', 'load_json', 'DuplicateKey', 'StudyLoader', 'read_yaml', 'read_jsonl', 'is_num',
-           'need', 'check_summary', 'check_run_config', 'split_by', 'corpus_of', 'sha256', 'now']
+           'need', 'cpu_seconds', 'cpu_hours', 'check_summary', 'check_run_config', 'split_by', 'corpus_of', 'sha256',
+           'now']
 
 # %% ../nbs/00_files.ipynb #4722f0a5
 _fault_visits = {}
@@ -212,9 +213,20 @@ def need(path, d: dict, key: str, kind, optional: bool = False):
 
 # %% ../nbs/00_files.ipynb #caa93a70
 SUMMARY_NUMBERS = ('l0', 'final_val_loss', 'final_val_loss_full', 'best_val_loss', 'max_train_loss', 'peak_train_loss_ratio',
-                   'last_max_logit', 'wall_time', 'tokens_per_s')  # null where a run has none; the per-run measures' names: `numbers`
+                   'last_max_logit', 'wall_time', 'cpu_time', 'tokens_per_s')  # null where a run has none; the per-run measures' names: `numbers`
 SUMMARY_COUNTS = ('diverged_step', 'peak_train_loss_step', 'steps_above_l0', 'final_val_tokens', 'steps', 'tokens', 'attempts')
 RUN_SETTINGS = dict(qk_norm='str', lr='finite', n_layer='int', seed='int')  # a run's config.json: what every table sorts by
+
+# %% ../nbs/00_files.ipynb #c9a1e0d2
+def cpu_seconds(s: dict) -> float:
+    "A run's CPU seconds from its summary (or a table row): its finite `cpu_time`, else its finite `wall_time`, else 0."
+    for k in ('cpu_time', 'wall_time'):
+        if is_num(v := s.get(k)) and math.isfinite(v): return float(v)
+    return 0.0
+
+def cpu_hours(summaries) -> float:
+    "The CPU-hours of `summaries` (dicts, or a table's rows as `df.to_dict('records')`), each as `cpu_seconds` counts it."
+    return sum(map(cpu_seconds, summaries)) / 3600
 
 # %% ../nbs/00_files.ipynb #828c3a4c
 def check_summary(s, path, numbers=()) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 import numpy as np, pandas as pd
-from ..files import load_json, ENDED, CURVE, ARM, split_by
+from ..files import load_json, cpu_hours, ENDED, CURVE, ARM, split_by
 from ..config import RUNTIME_FIELDS
 from ..analysis.metrics import OFF, tidy_runs, design_axes
 from ..analysis.verdicts import USEFUL, NOT_USEFUL_WORDS, MARGIN, plateau_lrs, necessity_bracket
@@ -59,7 +59,7 @@ def source_cells(ld, r, runs) -> tuple[list, dict]:
 # %% ../../nbs/08d_ladders.ipynb #a3fdf54b
 def rung_state(ld, r, runs) -> dict:
     """Where rung `r` stands: `table` (its results, `ladder.rung_table`; None before any cell ended), `complete`, `ended` of `declared` cells,
-    a `note` on why it is not complete when that is not plain, and its ended cells' `cpu_h` (wall time summed, hours) and `machines`."""
+    a `note` on why it is not complete when that is not plain, and its ended cells' `cpu_h` (`files.cpu_hours`) and `machines`."""
     runs = Path(runs)
     if r.source is None: d = ladder_dir(ld, runs)/r.id; cells = list((load_json(d/'study.json') or {}).get('cells') or {})
     else: d = runs/r.source; cells, spec = source_cells(ld, r, runs)
@@ -67,7 +67,7 @@ def rung_state(ld, r, runs) -> dict:
     n = len(sums)
     table, done, note = _own_rung(ld, r, runs, cells, n) if r.source is None else _slice_rung(ld, r, runs, spec, cells, n)
     return dict(rung=r, table=table, complete=done, ended=n, declared=len(cells), note=note,
-                cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600, machines=', '.join(sorted({s.get('cpu') or 'not recorded' for s in sums})))
+                cpu_h=cpu_hours(sums), machines=', '.join(sorted({s.get('cpu') or 'not recorded' for s in sums})))
 
 # %% ../../nbs/08d_ladders.ipynb #10222e19
 def corpus_words(cfg) -> str:

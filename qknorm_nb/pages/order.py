@@ -10,7 +10,7 @@ import datetime, subprocess
 import yaml
 from pathlib import Path
 import pandas as pd
-from ..files import load_json, read_json, read_yaml, sha256, ENDED, ARM, StudyLoader
+from ..files import load_json, read_json, read_yaml, sha256, cpu_hours, ENDED, ARM, StudyLoader
 from ..analysis.scaling import Q_WORDS
 from ..analysis.plots import arm_label
 from ..study.folder import cell_status
@@ -180,7 +180,7 @@ def check_state(pred_p, home) -> dict:
     t = _check_times(pred_p, cdir)
     return dict(pred=pred, dir=cdir, ended=ended, **t,
                 declared=len(cells) or sum(len(v) for v in ck['lrs'].values()) * len(ck['seeds']),  # from the prediction before the check starts
-                order=_order(t), cpu_h=sum(s.get('wall_time') or 0 for s in sums) / 3600,
+                order=_order(t), cpu_h=cpu_hours(sums),
                 machines=sorted({s.get('cpu') or 'machine not recorded' for s in sums}))
 
 # %% ../../nbs/08c_order.ipynb #5211564c

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from IPython.display import Markdown, display
 from ..arms import VARIANTS, QK_NORMS
-from ..files import load_json, read_jsonl, CURVE, ARM, ENDED, split_by
+from ..files import load_json, read_jsonl, cpu_hours, CURVE, ARM, ENDED, split_by
 from ..model.probes import MEASURES_BY_NAME, measure_of  # the measures, each with its reduction (02c_probes)
 from ..analysis.metrics import OFF, fmt_num, curve_key, design_axes
 from ..analysis.scaling import SCALE_QUANTITIES, arms_of
@@ -165,10 +165,10 @@ def refine_cost(df: pd.DataFrame, # a study's ended runs (every round)
 def new_cells_cost(ended: pd.DataFrame, # a study's ended runs (`collect_results`, status in COMPLETE)
                    reused=(),           # the cells copied from another study (reused.json)
                   ) -> tuple[pd.DataFrame, str]:
-    "The ended cells the study ran itself, and a sentence of their CPU-hours (recorded wall times) and machines."
+    "The ended cells the study ran itself, and a sentence of their CPU-hours (`files.cpu_hours`) and machines."
     new = ended[~ended['cell'].isin(set(reused))]
     if new.empty: return new, "None of its new cells has ended yet."
-    cpu_h = pd.to_numeric(new['wall_time'], errors='coerce').sum() / 3600 if 'wall_time' in new else float('nan')
+    cpu_h = cpu_hours(new.to_dict('records'))
     machines = sorted(set(new['cpu'].dropna())) if 'cpu' in new else []
     return new, f"The new cells took {cpu_h:.1f} CPU-hours" + (f" on {', '.join(machines)}." if machines else '.')
 

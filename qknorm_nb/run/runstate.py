@@ -24,13 +24,14 @@ def new_state(cfg: RunConfig) -> dict:
                 status='running', failure=None, diverged_step=None, diverged_reason=None,
                 max_train_loss=-math.inf, max_train_loss_step=None, steps_above_l0=0,
                 targets={str(t): None for t in cfg.loss_targets}, last_probe_stats=None, probe_max={},
-                elapsed=0.0, resumes=0, log=[], logged=0)
+                elapsed=0.0, cpu_time=0.0, resumes=0, log=[], logged=0)
 
 # %% ../../nbs/03c_runstate.ipynb #639e7654
 def restore_state(state: dict, cfg: RunConfig) -> dict:
     "`state` as it came back from a checkpoint, made whole: infinities restored, fields added since filled in."
     for k, inf in (('best_val', math.inf), ('max_train_loss', -math.inf)):  # JSON-cleaned infinities come back as None
         if state.get(k) is None: state[k] = inf
+    if 'cpu_time' not in state and state.get('elapsed'): state['cpu_time'] = None  # begun before CPU time was counted: unknown
     return new_state(cfg) | state
 
 # %% ../../nbs/03c_runstate.ipynb #f798f091
@@ -156,7 +157,8 @@ def summary(state: dict, cfg: RunConfig, n_params: int, n_params_nonemb: int, de
                 **{n: state['probe_max'].get(n) for n in MEASURE_NAMES},  # each per-run measure's largest value (02c_probes)
                 n_params=n_params, n_params_nonemb=n_params_nonemb,
                 steps=steps, max_iters=cfg.max_iters, tokens=steps * cfg.tokens_per_step,
-                wall_time=wall, tokens_per_s=steps * cfg.tokens_per_step / wall if wall > 0 else None,
+                wall_time=wall, cpu_time=state['cpu_time'],  # the training process's CPU seconds, every thread (None: not counted from the start)
+                tokens_per_s=steps * cfg.tokens_per_step / wall if wall > 0 else None,
                 resumes=state['resumes'], time_split=state.get('time_split'),  # seconds per part of the last session's loop
                 data_warnings=list(state.get('data_warnings') or []),  # what the run should know of its text (data.data_warnings)
                 fast=fast_switches(cfg, device), **provenance(device, cfg.dtype))

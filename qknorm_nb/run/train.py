@@ -64,9 +64,9 @@ def checkpoint_problem(state, cfg: RunConfig) -> str | None:
     if not is_int(step) or not 0 <= step <= cfg.max_iters: return f"step={step!r} is not an integer in [0, max_iters={cfg.max_iters}]"
     if state.get('status') != 'running': return f"status={state.get('status')!r}: a checkpoint is written while the run is 'running'"
     if (why := _log_problem(state, step)) is not None: return why
-    for k in ('elapsed', 'resumes'):
+    for k in ('elapsed', 'cpu_time', 'resumes'):
         v = state.get(k, 0)
-        if not (is_num(v) and v >= 0): return f"{k}={v!r} is not a number >= 0"
+        if not (is_num(v) and v >= 0 or k == 'cpu_time' and v is None): return f"{k}={v!r} is not a number >= 0"
     return None
 
 # %% ../../nbs/03d_run_train.ipynb #9fd8ee0d
@@ -234,7 +234,8 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
     "Train from `state`'s step to the end of the run; then the full validation read, the verdict and the files."
     val_batches = _val_batches(data, cfg, device)
     bar, live = _bar(cfg, state['step'], progress), ProgressWriter(run_dir, cfg)
-    t0, elapsed0 = time.perf_counter(), state['elapsed']
+    since = _Spent(state)  # this session's start: its wall and CPU time are added to the run's
+    elapsed0 = state['elapsed']
     live.update(state, force=True)
     clock = _Clock()  # where this session's wall time goes
     said = (state['step'], time.perf_counter())  # the last printed line's step and time
@@ -245,7 +246,7 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
         t = _measure(state, cfg, step, last, lr, fwd, model, val_batches, autocast, tracker, clock)
         if last or state['status'] != 'running': break
         if _ckpt_due(state, cfg, step):
-            state['ckpt_step'], state['elapsed'] = step, elapsed0 + time.perf_counter() - t0
+            state['ckpt_step'] = step; since.add_to(state)
             _save(run_dir, model, opt, state, cfg)
             t = clock('checkpoint', t)
         lossf, logged = _step(state, cfg, step, lr, fwd, model, opt, data, device, autocast, tracker, clock, t)
@@ -255,7 +256,7 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
         bar.update(1); bar.set_postfix(loss=f"{lossf:.3f}", val=f"{state['last_val']:.3f}")
     bar.close()
     _final_read(state, cfg, model, data, autocast, device, clock)
-    state['elapsed'] = elapsed0 + time.perf_counter() - t0
+    since.add_to(state)
     clock.split['other'] = max(0.0, state['elapsed'] - elapsed0 - sum(clock.split.values()))  # logging, progress, the loop itself
     state['time_split'] = clock.split
     return _write_end(state, cfg, run_dir, model, device, tracker, live, keep_ckpt)
@@ -267,6 +268,13 @@ class _Clock:
     def __call__(self, part: str, t: float) -> float:
         "Add the time since `t` to `part`; return now, where the next part starts."
         now = time.perf_counter(); self.split[part] += now - t; return now
+
+class _Spent:
+    "A session's start, to add its wall time (`elapsed`) and its process's CPU time (`cpu_time`, every thread) to the run's."
+    def __init__(self, state): self.t0, self.c0, self.wall, self.cpu = time.perf_counter(), time.process_time(), state['elapsed'], state['cpu_time']
+    def add_to(self, state):
+        state['elapsed'] = self.wall + time.perf_counter() - self.t0
+        state['cpu_time'] = None if self.cpu is None else self.cpu + time.process_time() - self.c0  # None stays unknown
 
 # %% ../../nbs/03d_run_train.ipynb #5f161f2a
 def _val_batches(data, cfg: RunConfig, device) -> list:

@@ -34,7 +34,7 @@ CONTEXT = ('n_embd', 'n_head', 'block_size', 'batch_size', 'max_iters', 'warmup_
 METRICS = ('status', 'failure', 'l0', 'final_val_loss', 'final_val_loss_full', 'final_val_tokens', 'best_val_loss', 'diverged_step', 'max_train_loss',
            'peak_train_loss_ratio', 'peak_train_loss_step', 'steps_above_l0', 'recovered',  # the run's instability record
            'last_max_logit', *MEASURE_NAMES)  # each per-run measure (02c_probes: its largest value over the run)
-TAIL = ('wall_time', 'tokens_per_s', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'error')  # the scale measures: the ladder's x
+TAIL = ('wall_time', 'cpu_time', 'tokens_per_s', 'n_params', 'n_params_nonemb', 'tokens', 'attempts', 'error')  # the scale measures: the ladder's x
 
 # %% ../../nbs/06g_sweep.ipynb #cfb0e2ff
 def _cell_record(sp: Path, planned: dict, declared: set):
