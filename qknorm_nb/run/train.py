@@ -235,7 +235,6 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
     val_batches = _val_batches(data, cfg, device)
     bar, live = _bar(cfg, state['step'], progress), ProgressWriter(run_dir, cfg)
     since = _Spent(state)  # this session's start: its wall and CPU time are added to the run's
-    elapsed0 = state['elapsed']
     live.update(state, force=True)
     clock = _Clock()  # where this session's wall time goes
     said = (state['step'], time.perf_counter())  # the last printed line's step and time
@@ -257,7 +256,7 @@ def _loop(cfg, run_dir, device, data, model, opt, fwd, autocast, state, tracker,
     bar.close()
     _final_read(state, cfg, model, data, autocast, device, clock)
     since.add_to(state)
-    clock.split['other'] = max(0.0, state['elapsed'] - elapsed0 - sum(clock.split.values()))  # logging, progress, the loop itself
+    clock.split['other'] = max(0.0, state['elapsed'] - since.wall - sum(clock.split.values()))  # logging, progress, the loop itself
     state['time_split'] = clock.split
     return _write_end(state, cfg, run_dir, model, device, tracker, live, keep_ckpt)
 
